@@ -1,0 +1,43 @@
+"""Shared fixtures: tiny checkpoints built at test time, the CLI as a user runs it, offline."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trn_compat.results import ResultStore
+from trn_compat.tiny import build_smollm2, build_tiny
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+os.environ.setdefault('HF_HUB_OFFLINE', '1')
+
+
+@pytest.fixture(scope='session')
+def models(tmp_path_factory):
+    "Build tiny checkpoints on demand, once per session."
+    root, built = tmp_path_factory.mktemp('models'), {}
+    def get(arch):
+        if arch not in built: built[arch] = build_tiny(arch, root/arch)
+        return built[arch]
+    return get
+
+
+@pytest.fixture(scope='session')
+def smollm2():
+    "SmolLM2-135M-Instruct as a bf16 folder, converted once and kept in the user cache."
+    cache = Path(os.environ.get('TRN_COMPAT_CACHE', Path.home()/'.cache'/'trn-compat'))
+    return build_smollm2(cache/'smollm2-135m-instruct-bf16')
+
+
+def cli(*args, env=None, timeout=1800):
+    "Run the `trn-compat` command; the tests' backends are importable through PYTHONPATH."
+    env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests'), **(env or {})}
+    return subprocess.run([str(BIN/'trn-compat'), *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def rows(results):
+    "Every row in a result store."
+    store = ResultStore(results)
+    return [r for p in store.files() for r in store.read(p).to_pylist()]

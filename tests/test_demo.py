@@ -1,0 +1,33 @@
+"""The README's main command: `trn-compat demo` leaves executed notebooks and four pass rows."""
+import json
+
+import duckdb
+import nbformat
+import pandas as pd
+import pyarrow.parquet as pq
+
+from conftest import cli, rows
+
+
+def test_demo_four_passes_with_evidence(tmp_path):
+    res = cli('demo', '--results', tmp_path/'results', '--models', tmp_path/'models')
+    assert res.returncode == 0, res.stdout + res.stderr
+    files = sorted((tmp_path/'results'/'cpu').glob('*.parquet'))
+    assert len(files) == 1 and files[0].name.startswith('torch-') and '__transformers-5.24.0' in files[0].name
+    table = pq.read_table(files[0]).to_pylist()
+    assert sorted(r['architecture'] for r in table) == ['LlamaForCausalLM', 'LlavaForConditionalGeneration',
+                                                        'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM']
+    for r in table:
+        assert r['status'] == 'pass', (r['model_id'], r['match'], r['stage'], r['error'])
+        assert r['criterion'] == 'cpu-match' and r['compile_backend'] == 'inductor' and r['graphs_compiled'] >= 1
+        assert len(r['generated_ids']) == 32 and r['compile_cache'] in ('cold', 'warm')
+        assert r['wall_time_s'] >= r['load_time_s'] and r['peak_device_memory_bytes'] > 0
+        assert dict(r['versions'])['transformers'] == '5.24.0' and dict(r['versions'])['torch-neuronx'] is None
+        assert any(p.startswith('torch==') for p in r['packages'])
+        nb = nbformat.read(tmp_path/'results'/r['notebook'], as_version=4)
+        out = '\n'.join(str(o.get('text', '')) + json.dumps(o.get('data', {})) for c in nb.cells for o in c.get('outputs', []))
+        assert 'Verdict: pass' in out and 'transformers' in out and r['run_id'] in out
+    assert len(pd.read_parquet(files[0])) == 4
+    assert duckdb.sql(f"select count(*) from '{files[0]}' where status = 'pass'").fetchall()[0][0] == 4
+    assert 'llava' in res.stdout and 'notebook' in res.stdout  # the summary table
+    assert not list((tmp_path/'results').rglob('.*'))           # no partial notebook or temporary file left

@@ -1,0 +1,65 @@
+"""A writer killed with SIGKILL in the middle of upserts leaves a readable Parquet file that holds every
+row whose upsert had returned."""
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+
+from trn_compat.results import ResultStore
+
+# The writer upserts forever and says when each upsert returned. In 'rename' mode it also says, and
+# waits a moment, just before the temporary file replaces the real one, so the test can kill it there:
+# the new file is fully written but not yet in place.
+WRITER = r'''
+import os, sys, time, datetime as dt
+from trn_compat import results
+store, start, mode = results.ResultStore(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if mode == 'rename':
+    real_replace = os.replace
+    def replace(src, dst):
+        print('renaming', flush=True); time.sleep(0.5); real_replace(src, dst)
+    results.os.replace = replace
+big = os.urandom(100_000).hex()   # incompressible rows, so a write takes a while
+for i in range(start, start + 100_000):
+    now = dt.datetime.now(dt.timezone.utc)
+    store.upsert(results.make_row(model_id=f"org/m{i % 40}", revision="r", run_id=str(i), task="text-generation",
+                                  status="pass", platform="cpu", versions={"torch": "2.13.0", "transformers": "5.24.0"},
+                                  run_py=big, started_at=now, finished_at=now))
+    print(i, flush=True)
+'''
+
+
+def kill_writer(store, start, mode, seconds):
+    "Start a writer, SIGKILL it (at a random moment, or just before a rename), return the upserts that returned."
+    p = subprocess.Popen([sys.executable, '-c', WRITER, str(store), str(start), mode], stdout=subprocess.PIPE, text=True)
+    done, t0 = [], time.monotonic()
+    for line in p.stdout:
+        if line.strip().isdigit(): done.append(int(line))
+        if mode == 'rename' and line.startswith('renaming') and time.monotonic() - t0 > seconds: break
+        if mode == 'random' and time.monotonic() - t0 > seconds: break
+    os.kill(p.pid, signal.SIGKILL)
+    done += [int(x) for x in p.communicate()[0].split() if x.isdigit()]
+    return done
+
+
+def test_sigkill_during_upserts_loses_nothing(tmp_path):
+    random.seed(0)
+    done, left_tmp = [], 0
+    for attempt in range(8):
+        mode = 'rename' if attempt % 2 == 0 else 'random'
+        done += kill_writer(tmp_path, (done[-1] + 1) if done else 0, mode, random.uniform(1.0, 3.0))
+        left_tmp += bool(list(tmp_path.rglob('.*.tmp')))
+        (path,) = ResultStore(tmp_path).files()
+        table = pq.read_table(path).to_pylist()         # readable after every kill
+        stored = {r['model_id']: int(r['run_id']) for r in table}
+        assert len(stored) == len(table) == len({i % 40 for i in done})  # one row per model, none lost
+        for i in done:                                  # each row holds its latest returned upsert, or a newer one
+            assert stored[f'org/m{i % 40}'] >= i
+        assert all(len(r['run_py']) == 200_000 for r in table)
+    assert len(done) > 40
+    assert left_tmp >= 4, 'the kills did not land inside writes: the test did not test what it says'
+    print(f'{len(done)} upserts returned; {left_tmp} of 8 kills left a written but unrenamed temporary file')
