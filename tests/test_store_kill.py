@@ -63,3 +63,22 @@ def test_sigkill_during_upserts_loses_nothing(tmp_path):
     assert len(done) > 40
     assert left_tmp >= 4, 'the kills did not land inside writes: the test did not test what it says'
     print(f'{len(done)} upserts returned; {left_tmp} of 8 kills left a written but unrenamed temporary file')
+
+
+CONCURRENT = r'''
+import sys, datetime as dt
+from trn_compat.results import ResultStore, make_row
+store, who = ResultStore(sys.argv[1]), sys.argv[2]
+for i in range(40):
+    now = dt.datetime.now(dt.timezone.utc)
+    store.upsert(make_row(model_id=f"{who}/m{i}", revision="r", task="text-generation", status="pass", platform="cpu",
+                          versions={"torch": "2.13.0", "transformers": "5.24.0"}, started_at=now, finished_at=now))
+'''
+
+
+def test_two_writers_at_once_lose_no_row(tmp_path):
+    procs = [subprocess.Popen([sys.executable, '-c', CONCURRENT, str(tmp_path), who]) for who in ('a', 'b', 'c')]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0, 0]
+    (path,) = ResultStore(tmp_path).files()
+    ids = sorted(pq.read_table(path)['model_id'].to_pylist())
+    assert ids == sorted(f'{w}/m{i}' for w in 'abc' for i in range(40))
