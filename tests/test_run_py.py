@@ -1,5 +1,5 @@
 """The run_py of a row is the script that ran: in a fresh venv with only torch and transformers (no
-trn-compat), `python run.py` prints the row's tokens."""
+trn-compat; plus accelerate for a sharded check), `python run.py` prints the row's tokens."""
 import json
 import os
 import subprocess
@@ -31,3 +31,18 @@ def test_run_py_reproduces_tokens_in_fresh_venv(models, tmp_path):
     assert json.loads(tokens[0].removeprefix('tokens: ')) == row['generated_ids']
     ref = subprocess.run([py, 'run.py', '--reference'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert ref.returncode == 0 and f'tokens: {json.dumps(row["reference_ids"])}' in ref.stdout
+
+    # a sharded check's run_py spawns its own two workers, in the same trn-compat-free venv; transformers
+    # needs accelerate to load a model with a tensor plan, and says so
+    pip = subprocess.run([py, '-m', 'pip', 'install', '--quiet', 'accelerate'], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    res = cli('check', models('qwen3'), '--platform', 'cpu', '--cores', '2', '--compile-backend', 'aot_eager',
+              '--results', tmp_path/'sharded')
+    assert res.returncode == 0, res.stdout + res.stderr
+    (row,) = rows(tmp_path/'sharded')
+    assert (row['status'], row['parallelism']) == ('pass', 'tp')
+    (tmp_path/'run_tp.py').write_text(row['run_py'])
+    run = subprocess.run([py, 'run_tp.py'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert '[trn-compat] stage spawn' in run.stdout and '[trn-compat] stage shard' in run.stdout
+    assert f'tokens: {json.dumps(row["generated_ids"])}' in run.stdout
