@@ -22,3 +22,13 @@ def test_raising_backend_is_a_compile_error(models, tmp_path):
     assert (row['status'], row['stage'], row['error']['type']) == ('error', 'compile', 'BackendCompilerFailed')
     assert 'refuses to compile' in row['error']['traceback'] and row['run_py']
     assert 'at stage compile' in res.stdout
+
+
+def test_dead_kernel_still_leaves_a_row_and_the_notebook(models, tmp_path):
+    "The notebook kernel itself dies (SIGKILL at the plan step): the runner writes an error/killed row."
+    res = cli('check', models('qwen3'), '--platform', 'cpu', '--results', tmp_path, env={'TRN_COMPAT_FAILPOINT': 'kernel-plan:kill'})
+    assert res.returncode == 3, res.stdout + res.stderr
+    (row,) = rows(tmp_path)
+    assert (row['status'], row['stage'], row['error']['type']) == ('error', 'killed', 'CheckKilled')
+    assert 'DeadKernelError' in row['error']['message'] or 'kernel' in row['error']['message'].lower()
+    assert (tmp_path/row['notebook']).exists() and not list(tmp_path.rglob('.*partial*'))
