@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from trn_compat.results import ResultStore
-from trn_compat.tiny import build_smollm2, build_tiny
+from trn_compat.tiny import build_tiny
+from trn_compat.tiny import smollm2 as smollm2_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -27,8 +28,7 @@ def models(tmp_path_factory):
 @pytest.fixture(scope='session')
 def smollm2():
     "SmolLM2-135M-Instruct as a bf16 folder, converted once and kept in the user cache."
-    cache = Path(os.environ.get('TRN_COMPAT_CACHE', Path.home()/'.cache'/'trn-compat'))
-    return build_smollm2(cache/'smollm2-135m-instruct-bf16')
+    return smollm2_folder()
 
 
 def cli(*args, env=None, timeout=1800):
