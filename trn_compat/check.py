@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,9 +27,9 @@ from .platforms import get_platform, peak_rss
 # %% auto #0
 __all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'CheckParams', 'resolve_backend', 'fixed_image', 'build_inputs', 'load_model',
            'tokenizer_of', 'generation_kwargs', 'timed_generate', 'failed_stage', 'error_info', 'compiled_graph_count',
-           'NotCompiled', 'failpoint', 'announce', 'init_rank', 'run_check', 'run_reference', 'exploding_backend',
-           'free_port', 'worker_command', 'param_args', 'die_with_parent', 'last_stage', 'read_text', 'sharded_failure',
-           'run_sharded', 'write_json', 'main']
+           'NotCompiled', 'exhaust_memory', 'failpoint', 'announce', 'init_rank', 'run_check', 'run_reference',
+           'exploding_backend', 'free_port', 'worker_command', 'param_args', 'die_with_parent', 'last_stage',
+           'read_text', 'sharded_failure', 'run_sharded', 'write_json', 'main']
 
 # %% ../nbs/03_check.ipynb #2b2d110f
 PROMPTS = {'text-generation': 'Write one sentence about the sea.',
@@ -169,22 +171,36 @@ class NotCompiled(RuntimeError):
     "transformers ran the decode step without calling torch.compile."
 
 # %% ../nbs/03_check.ipynb #f13f93ac
-def failpoint(stage:str):
-    "Test-only faults: `TRN_COMPAT_FAILPOINT=stage:action[:rank]` makes this stage raise, abort, hang, exhaust memory or die."
-    spec = os.environ.get('TRN_COMPAT_FAILPOINT', '')
-    if not spec: return
-    at, action, *rank = spec.split(':')
-    if at != stage or (rank and rank[0] != os.environ.get('RANK', '0')): return
-    if action == 'raise': raise RuntimeError(f'failpoint: {stage} raises')
-    if action == 'abort': os.abort()
-    if action == 'kill': os.kill(os.getpid(), 9)
-    if action == 'hang': time.sleep(10**6)
-    if action == 'oom': [bytearray(2**30) for _ in range(10**4)]
+def exhaust_memory(chunk:int=2**27):
+    "Allocate and touch memory until allocation fails, under an address-space limit 2 GiB above now (the host survives)."
+    import resource
+    vm = int(re.search(r'VmSize:\s+(\d+) kB', open('/proc/self/status').read()).group(1)) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (vm + 2**31, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    hog = []
+    while True:
+        hog.append(bytearray(chunk)); hog[-1][::4096] = b'\1' * (chunk // 4096)   # touch every page
 
-def announce(stage:str):
+def failpoint(stage:str, # the stage starting now
+              model:str|None=None, # the model being checked
+             ):
+    "Test-only faults: `TRN_COMPAT_FAILPOINT=[model@]stage:action[:rank],...` makes a stage raise, abort, hang, exhaust memory or die."
+    for spec in filter(None, os.environ.get('TRN_COMPAT_FAILPOINT', '').split(',')):
+        who, _, spec = spec.rpartition('@')
+        if who and not (model and (fnmatch.fnmatch(model, who) or fnmatch.fnmatch(os.path.basename(model.rstrip('/')), who))): continue
+        at, action, *rank = spec.split(':')
+        if at != stage or (rank and rank[0] != os.environ.get('RANK', '0')): continue
+        if action == 'raise': raise RuntimeError(f'failpoint: {stage} raises')
+        if action == 'abort': os.abort()
+        if action == 'kill': os.kill(os.getpid(), 9)
+        if action == 'hang': time.sleep(10**6)
+        if action == 'oom': exhaust_memory()
+
+def announce(stage:str, # the stage starting now
+             model:str|None=None, # the model being checked (for failpoints)
+            ):
     "Tell a watching parent which stage starts now."
     print(f'[trn-compat] stage {stage}', flush=True)
-    failpoint(stage)
+    failpoint(stage, model)
 
 def init_rank(platform) -> int:
     "Join the process group of a sharded check (env:// rendezvous), before the device runtime starts; the world size."
@@ -200,7 +216,7 @@ def run_check(p:CheckParams, # the check
     r = dict(status='ok', stage=None, error=None, platform=p.platform, device=platform.device, compile_backend=backend)
     stage = 'shard' if p.cores > 1 else 'load'
     try:
-        announce(stage)
+        announce(stage, p.model)
         torch.manual_seed(0)
         if p.cores > 1 and init_rank(platform) != p.cores:
             raise RuntimeError(f'a {p.cores}-core check runs in {p.cores} processes, not {os.environ.get("WORLD_SIZE", 1)}')
@@ -210,7 +226,7 @@ def run_check(p:CheckParams, # the check
         tok = tokenizer_of(proc)
         inputs, r['prompt'] = build_inputs(proc, p, model.device, model.dtype)  # a sharded model sits on its rank's device
         platform.synchronize(); r['load_time_s'] = time.perf_counter() - t0
-        stage = 'compile'; announce(stage)
+        stage = 'compile'; announce(stage, p.model)
         kw = generation_kwargs(p, tok, backend)
         torch._dynamo.reset()  # compile afresh: a graph left by an earlier check in this process proves nothing
         graphs, cache = compiled_graph_count(), platform.cache_begin(backend)
@@ -222,7 +238,7 @@ def run_check(p:CheckParams, # the check
                               f'{type(model).__name__} eagerly, so nothing here was compiled')
         r['compile_cache'], r['compile_cache_dir'] = platform.cache_end(backend, cache), platform.cache_dir()
         r['peak_device_memory_bytes'], r['peak_host_rss_bytes'] = platform.peak_memory(), peak_rss()
-        stage = 'generate'; announce(stage)
+        stage = 'generate'; announce(stage, p.model)
         again, steady, _ = timed_generate(model, inputs, kw, platform)
         r.update(generated_ids=ids, generated_text=tok.decode(ids, skip_special_tokens=True), repeat_identical=again == ids,
                  decode_time_s=steady, compile_time_s=max(0.0, first - steady), wall_time_s=r['load_time_s'] + first)
@@ -233,14 +249,14 @@ def run_check(p:CheckParams, # the check
         if dist.is_initialized(): dist.destroy_process_group()
     return r
 
-# %% ../nbs/03_check.ipynb #3c80c818
+# %% ../nbs/03_check.ipynb #2953130a
 def run_reference(p:CheckParams, # the check whose reference this is
                  ) -> dict:
     "Eager CPU generation of the same checkpoint in the same dtype, with per-step top-1/top-2 margins."
     p = replace(p, cores=1, tp_degree=1, ep_degree=1)   # the reference is one process, whatever the check's plan
     r = dict(status='ok', stage='reference', error=None, platform='cpu', device='cpu', compile_backend=None)
     try:
-        announce('reference')
+        announce('reference', p.model)
         torch.manual_seed(0)
         t0 = time.perf_counter()
         model, proc = load_model(p, 'cpu')
@@ -256,12 +272,12 @@ def run_reference(p:CheckParams, # the check whose reference this is
         r.update(status='error', error=error_info(e))
     return r
 
-# %% ../nbs/03_check.ipynb #35486179
+# %% ../nbs/03_check.ipynb #110dc9eb
 def exploding_backend(gm, example_inputs):
     "A torch.compile backend that always fails; for tests and lessons."
     raise RuntimeError('this backend always fails')
 
-# %% ../nbs/03_check.ipynb #1088d41b
+# %% ../nbs/03_check.ipynb #d20b0f84
 def free_port() -> int:
     "A TCP port on 127.0.0.1 that nothing listens on now."
     import socket
@@ -294,7 +310,7 @@ def last_stage(text:str) -> str|None:
     stages = [l.split()[-1] for l in text.splitlines() if l.startswith('[trn-compat] stage ')]
     return stages[-1] if stages else None
 
-# %% ../nbs/03_check.ipynb #d20b0f84
+# %% ../nbs/03_check.ipynb #8e820c47
 def read_text(path:str) -> str:
     "The text of a worker's file (its log or result)."
     with open(path, errors='replace') as f: return f.read()
@@ -308,15 +324,16 @@ def run_sharded(p:CheckParams, # the check, with p.cores > 1
                ) -> dict:
     "Spawn one worker per core, watch them, and return rank 0's result when every rank agrees."
     platform = get_platform(p.platform)
-    announce('spawn')
+    announce('spawn', p.model)
     port, d = free_port(), tempfile.mkdtemp(prefix='trn-compat-ranks-')
-    threads = max(1, (os.cpu_count() or 1) // p.cores)
+    given = platform.visible_cores()   # a sweep may have narrowed them; rank r takes the r-th (on CPU, round robin)
+    threads = max(1, len(os.sched_getaffinity(0)) // p.cores)
     procs, logs, shown = [], [], 0
     try:
         for rank in range(p.cores):
             env = {**os.environ, 'RANK': str(rank), 'WORLD_SIZE': str(p.cores), 'LOCAL_RANK': str(rank), 'LOCAL_WORLD_SIZE': str(p.cores),
                    'MASTER_ADDR': '127.0.0.1', 'MASTER_PORT': str(port), 'TRN_COMPAT_WORKER': '1',
-                   **platform.pin_env([rank] if platform.pin_per_rank else list(range(p.cores)), threads)}
+                   **platform.pin_env([given[rank % len(given)]] if platform.pin_per_rank else given[:p.cores], threads)}
             logs.append(os.path.join(d, f'rank{rank}.log'))
             with open(logs[-1], 'w') as log:
                 procs.append(subprocess.Popen(worker_command() + param_args(p) + ['--json', os.path.join(d, f'rank{rank}.json')],
@@ -358,7 +375,7 @@ def run_sharded(p:CheckParams, # the check, with p.cores > 1
         for q in procs: q.wait()
         shutil.rmtree(d, ignore_errors=True)
 
-# %% ../nbs/03_check.ipynb #2ca1e4d5
+# %% ../nbs/03_check.ipynb #703077a3
 def write_json(path:str, obj:dict):
     "Write `obj` as JSON to `path` through a temporary file and a rename."
     tmp = f'{path}.tmp{os.getpid()}'

@@ -12,9 +12,10 @@ from pathlib import Path
 from .check import DTYPES, TASK_CLASSES
 from .platforms import PLATFORMS
 from .tiny import TINY_ARCHS
+from .views import VIEWS
 
 # %% auto #0
-__all__ = ['verdict_line', 'exit_code', 'summary_table', 'parser', 'main']
+__all__ = ['verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def verdict_line(row:dict) -> str:
@@ -71,6 +72,30 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
     c.add_argument('--judge', default=None, help='judge model for sharded checks (default: SmolLM2-135M offline, '
                    'HuggingFaceTB/SmolLM2-1.7B-Instruct online)')
+    c.add_argument('--run-id', default=None, help=argparse.SUPPRESS)   # chosen by a sweep, to find the run's row and processes
+    s = sub.add_parser('sweep', help='check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults')
+    s.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (default: architectures, no downloads)')
+    s.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
+    s.add_argument('--limit', type=int, default=None, help='only the first N models of the view')
+    s.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
+    s.add_argument('--jobs', default='1', help='checks at once, or auto (as many as the cores hold)')
+    s.add_argument('--timeout', type=float, default=1800, help='seconds each check step may run (the whole check: 2x + 120 s)')
+    s.add_argument('--results', default='results', help='result store folder (default: ./results)')
+    s.add_argument('--retry-failed', action='store_true', help='check models whose row is fail or error again')
+    s.add_argument('--force', action='store_true', help='check every model again')
+    s.add_argument('--refresh', action='store_true', help='fetch a Hub ranking again (trending, downloads)')
+    s.add_argument('--dtype', default=None, choices=list(DTYPES), help="default: bfloat16 (float32 for tiny architectures)")
+    s.add_argument('--compile-backend', default=None, help="default: the platform's")
+    s.add_argument('--max-new-tokens', type=int, default=None)
+    s.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
+    s.add_argument('--judge', default=None, help='judge model for sharded checks')
+    s.add_argument('--no-progress', action='store_true', help='no progress bar')
+    v = sub.add_parser('views', help='list a view: selected (with the models left out and why), trending, downloads, architectures')
+    v.add_argument('view', choices=list(VIEWS))
+    v.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
+    v.add_argument('--limit', type=int, default=None)
+    v.add_argument('--refresh', action='store_true', help='fetch a Hub ranking even if today\'s snapshot exists')
+    v.add_argument('--json', action='store_true')
     j = sub.add_parser('judge', help='is a text coherent English? the judge of sharded checks, on your texts')
     j.add_argument('texts', nargs='+', metavar='TEXT')
     j.add_argument('--model', default=None, help='judge model (default as for check --judge)')
@@ -95,6 +120,54 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 # %% ../nbs/11_cli.ipynb #88b72054
+def views_command(args) -> int:
+    "`trn-compat views`."
+    import json
+    from dataclasses import asdict
+    from trn_compat.views import ViewUnavailable, excluded, ranking, view
+    try: entries = view(args.view, args.task, args.limit, args.refresh)
+    except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
+    left_out = excluded(args.task) if args.view == 'selected' else []
+    if args.json:
+        print(json.dumps({'view': args.view, 'task': args.task, 'entries': [asdict(e) for e in entries],
+                          'excluded': [asdict(e) for e in left_out]}, indent=1)); return 0
+    if args.view in ('trending', 'downloads'):
+        snap = ranking(args.task, args.view, max(args.limit or 100, 100))
+        print(f'{args.view} {args.task}, Hub snapshot of {snap["date"]}' + (f' ({snap["stale_because"]})' if snap.get('stale_because') else ''))
+    width = max((len(e.model) for e in entries), default=0)
+    for e in entries: print(f'{e.model.ljust(width)}  {e.note}')
+    for kind in ('incompatible', 'low-priority'):
+        rows = [e for e in left_out if e.kind == kind]
+        if rows: print(f'\nleft out, {kind}:'); [print(f'  {e.model}: {e.why}') for e in rows]
+    return 0
+
+def sweep_command(args) -> int:
+    "`trn-compat sweep`."
+    from trn_compat.stack import detect_platform
+    from trn_compat.sweep import run_sweep, sweep_pair
+    from trn_compat.views import ViewUnavailable, view
+    platform = args.platform or detect_platform()
+    try: entries = view(args.view, args.task, args.limit, args.refresh)
+    except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
+    params = {k: getattr(args, k) for k in ('dtype', 'compile_backend', 'max_new_tokens', 'core_memory_gib', 'judge')
+              if getattr(args, k) is not None}
+    print(f'sweep: {len(entries)} models of view {args.view} ({args.task}) on {platform}, results in {args.results}/', flush=True)
+    from tqdm import tqdm
+    report = run_sweep(entries, args.results, platform, args.jobs, args.timeout, args.force, args.retry_failed,
+                       progress=not args.no_progress, on_row=lambda r: tqdm.write(verdict_line(r)), **params)
+    before = sum(report.done_before.values())
+    for model, why in report.not_built: print(f'not built (untested): {why}')
+    if report.rows: print(); print(summary_table(report.rows))
+    counts = ', '.join(f'{n} {s}' for s, n in sorted(report.counts.items()))
+    if report.interrupted:
+        print(f'\ninterrupted after {len(report.rows)} checks ({counts or "none finished"}); the same command resumes'); return 130
+    if not report.rows and not report.not_built:
+        print(f'nothing to do: all {before} models already have a row in {sweep_pair(platform).name} '
+              f'(--retry-failed re-checks fail and error, --force all)'); return 0
+    print(f'\n{len(report.rows)} checked ({counts}); {before} already had a row' + (f'; {len(report.not_built)} not built' if report.not_built else ''))
+    return 0 if all(r['status'] in ('pass', 'skip') for r in report.rows) else 1
+
+# %% ../nbs/11_cli.ipynb #fa491572
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command."
     args = parser().parse_args(argv)
@@ -134,10 +207,14 @@ def main(argv:list[str]|None=None) -> int:
         row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
                                     dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
                                     revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
-                                    cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge)
+                                    cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id)
         print(verdict_line(row))
         print(f'evidence: {Path(args.results)/row["notebook"]}')
         return exit_code(row)
+    if args.command == 'views':
+        return views_command(args)
+    if args.command == 'sweep':
+        return sweep_command(args)
     if args.command == 'demo':
         print(f'Building tiny checkpoints and checking them on CPU; results in {args.results}/', flush=True)
         rows = runner.demo(args.results, args.models, compile_backend=args.compile_backend,

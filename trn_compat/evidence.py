@@ -135,7 +135,7 @@ def step(stage:str):
                 print(f'Skipped: the check already ended ({self.row["status"]}, {self.row["stage"] or self.row["reason"]}).')
                 return None
             try:
-                check_module.failpoint(f'kernel-{stage}')   # test-only: TRN_COMPAT_FAILPOINT=kernel-plan:kill kills the notebook kernel
+                check_module.failpoint(f'kernel-{stage}', self.params.model)   # test-only: TRN_COMPAT_FAILPOINT=kernel-plan:kill kills the notebook kernel
                 return f(self, *args, **kwargs)
             except CheckInputError as e:
                 self.end(e.status, stage=e.stage, reason=e.reason, error={'type': type(e).__name__, 'message': str(e), 'traceback': ''})
@@ -215,6 +215,10 @@ class CheckRecord:
         print('Plan:', describe_plan(plan))
         if plan.status == 'skip':
             raise SkipCheck(plan.reason, describe_plan(plan))
+        platform = get_platform(p.platform)
+        if p.platform != 'cpu' and plan.cores > len(platform.visible_cores()):   # a CPU core is a process: any number runs
+            raise PlatformUnavailable(f'the plan needs {plan.cores} {p.platform} cores and this process sees {len(platform.visible_cores())} '
+                                      f'({platform.pin_var}={os.environ.get(platform.pin_var, "unset")}): run it on a larger instance')
         p.cores, p.tp_degree, p.ep_degree = plan.cores, plan.tp_degree, plan.ep_degree
         print(f'Check: {p.dtype}, compile backend {p.backend()!r}, {p.max_new_tokens} new tokens.')
 
@@ -225,7 +229,7 @@ class CheckRecord:
         platform = get_platform(self.params.platform)
         single = self.params.cores == 1   # a sharded run_py pins its own workers
         timeout = self.params.timeout_s
-        run = run_script(self.row['run_py'], [], env=platform.pin_env([0], threads=os.cpu_count() or 1) if single else {},
+        run = run_script(self.row['run_py'], [], env=platform.pin_env(platform.visible_cores()[:1], threads=len(os.sched_getaffinity(0))) if single else {},
                          timeout_s=timeout + (0 if single else 120))
         r = run['result']
         if r is None:
@@ -243,7 +247,7 @@ class CheckRecord:
             return print(f'No CPU reference: {self.row["weight_bytes"] / 2**30:.1f} GiB of weights do not fit this host\'s '
                          f'available memory; the judge alone decides.')
         run = run_script(self.row['run_py'], ['--reference', '--cores', '1'],
-                         env=get_platform('cpu').pin_env([0], threads=os.cpu_count() or 1), timeout_s=self.params.timeout_s)
+                         env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))), timeout_s=self.params.timeout_s)
         r = self.reference_result = run['result']
         if r is None:
             stage, error = script_failure(run, self.params.timeout_s)

@@ -13,8 +13,8 @@ import torch
 
 # %% auto #0
 __all__ = ['TRN2_DEVICE_BYTES', 'TRN2_PHYSICAL_CORES', 'PLATFORMS', 'peak_rss', 'reset_peak_rss', 'cache_state',
-           'inductor_cache_counts', 'dir_entries', 'Platform', 'meminfo_bytes', 'CpuPlatform', 'CudaPlatform',
-           'NeuronPlatform', 'get_platform']
+           'inductor_cache_counts', 'dir_entries', 'core_ids', 'Platform', 'meminfo_bytes', 'CpuPlatform',
+           'CudaPlatform', 'NeuronPlatform', 'get_platform']
 
 # %% ../nbs/01_platforms.ipynb #bbb4261a
 def peak_rss() -> int:
@@ -51,16 +51,30 @@ def dir_entries(path:str|Path|None, # cache folder
     if not path or not Path(path).is_dir(): return set()
     return {str(p.relative_to(path)) for p in Path(path).rglob('*') if p.is_file()}
 
-# %% ../nbs/01_platforms.ipynb #d9a1ec2d
+# %% ../nbs/01_platforms.ipynb #22a88e6e
+def core_ids(spec:str, # `0-3,6`: the form of NEURON_RT_VISIBLE_CORES, CUDA_VISIBLE_DEVICES or taskset
+            ) -> list[int]:
+    "Core ids named by `spec`; empty when it is empty or names devices another way (GPU UUIDs)."
+    ids = []
+    for part in filter(None, (x.strip() for x in spec.split(','))):
+        a, _, b = part.partition('-')
+        if not (a.isdigit() and (not b or b.isdigit())): return []
+        ids += range(int(a), int(b or a) + 1)
+    return ids
+
+# %% ../nbs/01_platforms.ipynb #bb66886c
 class Platform:
     "Where a check runs: device, backends, cores, memory probes, pinning and compile cache."
-    name = device = compile_backend = pg_backend = cache_env = ''
+    name = device = compile_backend = pg_backend = cache_env = pin_var = ''
     cached_backends = ('inductor',)  # compile backends whose output this platform caches on disk
     pin_per_rank = True              # each worker of a sharded check sees only its own core
 
     def available(self) -> bool: "Whether this machine has the platform."; return True
     def core_count(self) -> int: "Cores visible to this process."; raise NotImplementedError
     def core_memory_bytes(self) -> int: "Memory of one core in bytes."; raise NotImplementedError
+    def visible_cores(self) -> list[int]:
+        "The ids of the cores this process may use (a sweep narrows them with `pin_env`)."
+        return core_ids(os.environ.get(self.pin_var, '')) or list(range(self.core_count()))
     def pin_env(self, cores:list[int], threads:int=1) -> dict[str, str]:
         "Environment that pins a worker to `cores`, set before the device runtime starts."
         raise NotImplementedError
@@ -83,7 +97,7 @@ class Platform:
         return cache_state(hits - begin[0], misses - begin[1])
     def __repr__(self): return f'<Platform {self.name}: device={self.device!r} backend={self.compile_backend!r}>'
 
-# %% ../nbs/01_platforms.ipynb #01a383a7
+# %% ../nbs/01_platforms.ipynb #f8f17422
 def meminfo_bytes(field:str='MemTotal', # a field of /proc/meminfo
                  ) -> int:
     "A /proc/meminfo field in bytes."
@@ -93,7 +107,8 @@ def meminfo_bytes(field:str='MemTotal', # a field of /proc/meminfo
 class CpuPlatform(Platform):
     "The host CPU: each core is a worker process; peak memory is peak RSS."
     name, device, compile_backend, pg_backend, cache_env = 'cpu', 'cpu', 'inductor', 'gloo', 'TORCHINDUCTOR_CACHE_DIR'
-    def core_count(self): return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()
+    def core_count(self): return len(self.visible_cores())
+    def visible_cores(self): return sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else list(range(os.cpu_count()))
     def core_memory_bytes(self):
         gib = os.environ.get('TRN_COMPAT_CPU_CORE_MEMORY_GIB')
         return int(float(gib) * 2**30) if gib else meminfo_bytes() // self.core_count()
@@ -102,10 +117,11 @@ class CpuPlatform(Platform):
         from torch._inductor.runtime.cache_dir_utils import cache_dir
         return cache_dir()
 
-# %% ../nbs/01_platforms.ipynb #6f6529da
+# %% ../nbs/01_platforms.ipynb #6c5b7447
 class CudaPlatform(Platform):
     "NVIDIA GPUs: each core is a GPU."
     name, device, compile_backend, pg_backend, cache_env = 'cuda', 'cuda', 'inductor', 'nccl', 'TORCHINDUCTOR_CACHE_DIR'
+    pin_var = 'CUDA_VISIBLE_DEVICES'
     pin_per_rank = False  # every worker sees the check's GPUs; transformers picks cuda:LOCAL_RANK
     def available(self): return torch.cuda.is_available()
     def core_count(self): return torch.cuda.device_count()
@@ -117,12 +133,13 @@ class CudaPlatform(Platform):
     def peak_memory(self): self.synchronize(); return torch.cuda.max_memory_allocated()
     default_cache_dir = CpuPlatform.default_cache_dir
 
-# %% ../nbs/01_platforms.ipynb #6c5b7447
+# %% ../nbs/01_platforms.ipynb #48fa6c2f
 TRN2_DEVICE_BYTES, TRN2_PHYSICAL_CORES = 96 * 2**30, 8
 
 class NeuronPlatform(Platform):
     "AWS Trainium2 through TorchNeuron: each core is a logical NeuronCore. Not yet run on a trn2."
     name, device, compile_backend, pg_backend, cache_env = 'neuron', 'neuron', 'neuron', 'neuron', 'TORCH_NEURONX_NEFF_CACHE_DIR'
+    pin_var = 'NEURON_RT_VISIBLE_CORES'
     cached_backends = ('neuron',)
     def __init__(self, dev:Path=Path('/dev')): self.dev = dev
     def lnc(self) -> int: return int(os.environ.get('NEURON_LOGICAL_NC_CONFIG', '2'))
@@ -147,7 +164,7 @@ class NeuronPlatform(Platform):
         added = dir_entries(self.cache_dir()) - begin
         return cache_state(hits=0 if added else 1, misses=len(added))
 
-# %% ../nbs/01_platforms.ipynb #48fa6c2f
+# %% ../nbs/01_platforms.ipynb #be820421
 PLATFORMS = {'cpu': CpuPlatform, 'cuda': CudaPlatform, 'neuron': NeuronPlatform}
 
 def get_platform(name:str, # `neuron`, `cuda` or `cpu`

@@ -40,7 +40,7 @@ SCHEMA = pa.schema([
     ('reference_time_s', _f), ('cores_forced', pa.bool_()), ('plan_note', _s), ('judge_control', _s),
 ])
 STATUSES = ('pass', 'fail', 'error', 'skip')
-KEY = ('model_id', 'revision', 'task')
+KEY = ('model_id', 'task')   # one row per model and task in a version pair's file
 
 def make_row(**fields) -> dict:
     "A result row: every column of `SCHEMA`, `None` where not given; unknown columns are an error."

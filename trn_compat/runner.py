@@ -6,11 +6,14 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import uuid
 from pathlib import Path
 
 import papermill as pm
+import psutil
 
 import trn_compat
 from .check import error_info
@@ -20,7 +23,8 @@ from .stack import stack_versions
 from .tiny import TINY_ARCHS, build_tiny, cache_dir
 
 # %% auto #0
-__all__ = ['TEMPLATE', 'DEMO_ARCHS', 'template_path', 'check_notebook', 'default_models_dir', 'demo']
+__all__ = ['TEMPLATE', 'RUN_ENV', 'DEMO_ARCHS', 'template_path', 'run_processes', 'kill_run', 'partial_path', 'RunInterrupted',
+           'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
 
 # %% ../nbs/10_runner.ipynb #d6991eb9
 TEMPLATE = 'check_model.ipynb'
@@ -32,36 +36,92 @@ def template_path() -> Path:
     raise FileNotFoundError(f'{TEMPLATE} is neither in the checkout nor in {sys.prefix}/share/trn-compat: reinstall trn-compat')
 
 # %% ../nbs/10_runner.ipynb #1d515785
+RUN_ENV = 'TRN_COMPAT_RUN_ID'
+
+def run_processes(run_id:str, # the run's id
+                 ) -> list[psutil.Process]:
+    "The live processes of a run, other than this one (found by `TRN_COMPAT_RUN_ID` in their environment)."
+    found = []
+    for p in psutil.process_iter():
+        if p.pid == os.getpid(): continue
+        try:
+            if p.environ().get(RUN_ENV) == run_id and p.status() != psutil.STATUS_ZOMBIE: found.append(p)
+        except (psutil.Error, OSError): pass   # gone, or not ours to read
+    return found
+
+def kill_run(run_id:str) -> int:
+    "SIGKILL every process of a run; how many there were."
+    procs = run_processes(run_id)
+    for p in procs:
+        try: p.kill()
+        except psutil.Error: pass
+    psutil.wait_procs(procs, timeout=10)
+    return len(procs)
+
+# %% ../nbs/10_runner.ipynb #8862388e
+def partial_path(final:Path, run_id:str) -> Path:
+    "The hidden file papermill writes a run's notebook to before it is done."
+    return final.with_name(f'.{final.stem}.{run_id[:8]}.partial.ipynb')
+
+class RunInterrupted(Exception): "The run was stopped from outside (SIGTERM or Ctrl-C); it wrote no row."
+
+def unfinished_row(model:str, # Hub id or local folder
+                   results_dir:str|Path, # the result store
+                   run_id:str, # the run that did not finish
+                   stage:str, # `killed` or `timeout`
+                   why:Exception, # what ended it
+                   detail:str='', # shown as its traceback
+                   task:str='text-generation', platform:str='cpu', **params) -> dict:
+    "Write the `error` row of a run that ended without one, and keep its partial notebook as the evidence."
+    from trn_compat.evidence import CheckRecord as Record
+    keep = {k: params[k] for k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision') if params.get(k) is not None}
+    record = Record(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
+    final = record.notebook_path()
+    if partial_path(final, run_id).exists(): os.replace(partial_path(final, run_id), final)
+    row = record.row | dict(status='error', stage=stage, error=error_info(why) | {'traceback': detail}, finished_at=now(),
+                            notebook=str(final.relative_to(record.store.root)) if final.exists() else None)
+    record.store.upsert(row)
+    return row
+
 def check_notebook(model:str, # Hub id or local folder
                    results_dir:str|Path='results', # the result store
                    task:str='text-generation', # text-generation or image-text-to-text
                    platform:str='cpu', # neuron, cuda or cpu
                    progress:bool=False, # show papermill's cell progress bar
+                   run_id:str|None=None, # the run's id (a sweep chooses it)
                    **params, # the template's other parameters: dtype, compile_backend, cores, max_new_tokens, ...
                   ) -> dict:
     "Execute the check template for `model`; returns the row it wrote."
-    store, run_id = ResultStore(results_dir), uuid.uuid4().hex
+    store, run_id = ResultStore(results_dir), run_id or uuid.uuid4().hex
     record = CheckRecord(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id)  # for the paths only
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
-    partial = final.with_name(f'.{final.stem}.{run_id[:8]}.partial.ipynb')
-    params = dict(model=model, task=task, platform=platform, results_dir=str(Path(results_dir).resolve()), run_id=run_id, **params)
-    failure = None
+    partial = partial_path(final, run_id)
+    for old in final.parent.glob(f'.{final.stem}.*.partial.ipynb'): old.unlink(missing_ok=True)   # left by a killed earlier run
+    nb_params = dict(model=model, task=task, platform=platform, results_dir=str(Path(results_dir).resolve()), run_id=run_id, **params)
+    failure, env_before = None, os.environ.get(RUN_ENV)
+    os.environ[RUN_ENV] = run_id           # the kernel and everything it starts inherit it
+    main = threading.current_thread() is threading.main_thread()
+    def interrupted(signum, frame): raise RunInterrupted(f'signal {signal.Signals(signum).name}')
+    before = signal.signal(signal.SIGTERM, interrupted) if main else None
     try:
-        pm.execute_notebook(str(template_path()), str(partial), parameters=params, progress_bar=progress,
+        pm.execute_notebook(str(template_path()), str(partial), parameters=nb_params, progress_bar=progress,
                             cwd=str(final.parent), log_output=False, kernel_name='python3')
+    except (RunInterrupted, KeyboardInterrupt):
+        kill_run(run_id); raise
     except Exception as e: failure = e
     finally:
-        if partial.exists(): os.replace(partial, final)
+        if main: signal.signal(signal.SIGTERM, before)
+        if env_before is None: os.environ.pop(RUN_ENV, None)
+        else: os.environ[RUN_ENV] = env_before
+    kill_run(run_id)                       # nothing of the run outlives it
+    if partial.exists(): os.replace(partial, final)
     rows = [r for r in store.read(VersionPair.of(record.row)).to_pylist() if r['run_id'] == run_id]
     if rows: return rows[0]
     why = CheckKilled(f'the notebook kernel ended before the check saved its row: {type(failure).__name__}: {failure}')
-    row = record.row | dict(status='error', stage='killed', error=error_info(why) | {'traceback': str(failure)},
-                            notebook=str(final.relative_to(store.root)), finished_at=now())
-    store.upsert(row)
-    return row
+    return unfinished_row(model, results_dir, run_id, 'killed', why, str(failure), task=task, platform=platform, **params)
 
-# %% ../nbs/10_runner.ipynb #e1f190ad
+# %% ../nbs/10_runner.ipynb #475e6d00
 DEMO_ARCHS = ('llama', 'qwen3', 'qwen3_moe', 'llava')
 
 def default_models_dir() -> Path:

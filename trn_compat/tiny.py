@@ -12,8 +12,9 @@ import tempfile
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'train_tokenizer', 'tiny_config',
-           'build_tiny', 'cache_dir', 'build_smollm2', 'smollm2']
+__all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS',
+           'train_tokenizer', 'TinyBuildError', 'causal_lm_types', 'tiny_config', 'build_tiny', 'cache_dir',
+           'build_smollm2', 'smollm2']
 
 # %% ../nbs/02_tiny.ipynb #90ccee2b
 CORPUS = """\
@@ -70,14 +71,43 @@ TINY_ARCHS = {  # name: (config class, task, extra config fields)
     'llava': ('LlavaConfig', 'image-text-to-text', {}),
 }
 
-def tiny_config(arch:str, # a key of `TINY_ARCHS`
+# Any other text-generation model type is shrunk by these fields, in the names transformers' configs use
+SHRINK = dict(TEXT, head_dim=16, num_experts=4, num_local_experts=4, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=64,
+              n_shared_experts=1, shared_expert_intermediate_size=64, first_k_dense_replace=1, kv_lora_rank=16, q_lora_rank=32,
+              qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, n_group=1, topk_group=1, is_decoder=True,
+              linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2, linear_num_value_heads=4,
+              d_model=64, encoder_layers=1, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+              decoder_ffn_dim=128, encoder_ffn_dim=128, ffn_dim=128)
+TINY_MAX_PARAMS = 3_000_000   # a shrunk config with more parameters kept a size field SHRINK does not name
+
+class TinyBuildError(ValueError): "No tiny checkpoint can be made of this architecture (yet)."
+
+def causal_lm_types() -> list[str]:
+    "Model types the installed transformers loads with `AutoModelForCausalLM`."
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+
+def tiny_config(arch:str, # a key of `TINY_ARCHS`, or any model type in `causal_lm_types()`
                 tok, # the tokenizer, for the special token ids
                ):
     "The shrunk transformers config of `arch`."
     import transformers
-    cls_name, task, extra = TINY_ARCHS[arch]
     ids = dict(bos_token_id=tok.convert_tokens_to_ids('<|im_start|>'), eos_token_id=tok.eos_token_id,
                pad_token_id=tok.pad_token_id)
+    if arch not in TINY_ARCHS:
+        if arch not in causal_lm_types():
+            raise TinyBuildError(f'unknown tiny architecture {arch!r}: choose one of {", ".join(TINY_ARCHS)} or a text-generation '
+                                 f'model type of transformers {transformers.__version__}')
+        config = transformers.AutoConfig.for_model(arch)
+        for c in {id(config): config, id(config.get_text_config()): config.get_text_config()}.values():
+            layers = getattr(c, 'num_hidden_layers', None)
+            for k, v in vars(c).copy().items():   # per-layer lists (layer_types, ...) keep their first layers
+                if isinstance(v, list) and layers and len(v) == layers: setattr(c, k, v[:SHRINK['num_hidden_layers']])
+            for k, v in {**SHRINK, **ids}.items():
+                try: setattr(c, k, v)
+                except Exception: pass   # a field this config computes or refuses
+        return config
+    cls_name, task, extra = TINY_ARCHS[arch]
     if arch == 'llava':
         vision = transformers.CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                                num_attention_heads=2, image_size=32, patch_size=8, projection_dim=32)
@@ -95,15 +125,22 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`
     "Write a tiny random checkpoint of `arch` (with tokenizer or processor) to `path`."
     import torch, transformers
     path = Path(path)
-    if arch not in TINY_ARCHS: raise ValueError(f'unknown tiny architecture {arch!r}: choose one of {", ".join(TINY_ARCHS)}')
     if (path/'config.json').exists() and not overwrite: return path
     tok = train_tokenizer()
     config = tiny_config(arch, tok)
-    torch.manual_seed(seed)
-    if arch == 'llava': model = transformers.LlavaForConditionalGeneration(config)
-    else: model = transformers.AutoModelForCausalLM.from_config(config)
-    model.generation_config = transformers.GenerationConfig(bos_token_id=config.bos_token_id, eos_token_id=config.eos_token_id,
-                                                            pad_token_id=config.pad_token_id, do_sample=False)
+    make = transformers.LlavaForConditionalGeneration if arch == 'llava' else transformers.AutoModelForCausalLM.from_config
+    try:
+        with torch.device('meta'): n = sum(p.numel() for p in make(config).parameters())
+    except Exception as e: raise TinyBuildError(f'{arch}: the shrunk config does not build: {type(e).__name__}: {e}') from e
+    if n > TINY_MAX_PARAMS: raise TinyBuildError(f'{arch}: shrunk to {n:,} parameters, more than {TINY_MAX_PARAMS:,}: '
+                                                 f'its config has a size field that SHRINK does not name')
+    try:
+        torch.manual_seed(seed)
+        model = make(config)
+        model.generation_config = transformers.GenerationConfig(bos_token_id=config.bos_token_id, eos_token_id=config.eos_token_id,
+                                                                pad_token_id=config.pad_token_id, do_sample=False)
+        config.validate() if hasattr(config, 'validate') else None
+    except Exception as e: raise TinyBuildError(f'{arch}: the shrunk model does not build: {type(e).__name__}: {e}') from e
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f'.{path.name}.', dir=path.parent))
     try:
@@ -121,7 +158,7 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
 
-# %% ../nbs/02_tiny.ipynb #afd2d392
+# %% ../nbs/02_tiny.ipynb #b6c89a96
 def cache_dir() -> Path:
     "trn-compat's cache folder (`TRN_COMPAT_CACHE`, else ~/.cache/trn-compat)."
     return Path(os.environ.get('TRN_COMPAT_CACHE', Path.home()/'.cache'/'trn-compat'))
