@@ -204,10 +204,14 @@ def main(argv:list[str]|None=None) -> int:
         return 0
     if args.command == 'check':
         from trn_compat.stack import detect_platform
-        row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
-                                    dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
-                                    revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
-                                    cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id)
+        try:
+            row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
+                                        dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
+                                        revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
+                                        cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id)
+        except (runner.RunInterrupted, KeyboardInterrupt) as e:
+            print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
+            return 130
         print(verdict_line(row))
         print(f'evidence: {Path(args.results)/row["notebook"]}')
         return exit_code(row)

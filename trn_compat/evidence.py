@@ -24,9 +24,9 @@ import trn_compat
 from . import check as check_module, platforms as platforms_module
 from .check import CheckParams, error_info
 from .compare import compare_tokens
-from .judge import control_report, load_judge
+from .judge import Verdict, control_report, load_judge
 from .platforms import get_platform, meminfo_bytes
-from .results import ResultStore, VersionPair, make_row
+from .results import ResultStore, ReuseStore, VersionPair, make_row
 from .planner import describe_plan, plan_source
 from .source import CheckInputError, SkipCheck, inspect_model
 from .stack import instance_type, pip_freeze, stack_versions
@@ -246,6 +246,12 @@ class CheckRecord:
         if self.params.cores > 1 and not host_holds(self.row['weight_bytes']):
             return print(f'No CPU reference: {self.row["weight_bytes"] / 2**30:.1f} GiB of weights do not fit this host\'s '
                          f'available memory; the judge alone decides.')
+        reused = ReuseStore(self.store.root).get('references', **self.reference_key())
+        if reused:
+            self.reference_result = reused
+            self.row.update(reference_ids=reused['generated_ids'], reference_time_s=reused['wall_time_s'], reference_reused=True)
+            return print(f'CPU reference reused: run {reused["run_id"]} computed it on {reused["finished_at"]} with torch {reused["torch"]} '
+                         f'for the same model revision, task, dtype, prompt, token count and transformers release.')
         run = run_script(self.row['run_py'], ['--reference', '--cores', '1'],
                          env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))), timeout_s=self.params.timeout_s)
         r = self.reference_result = run['result']
@@ -253,20 +259,38 @@ class CheckRecord:
             stage, error = script_failure(run, self.params.timeout_s)
             return self.end('error', stage='reference', error=error)
         if r['status'] != 'ok': return self.end('error', stage='reference', error=r['error'])
-        self.row.update(reference_ids=r['generated_ids'], reference_time_s=r['wall_time_s'])
+        self.row.update(reference_ids=r['generated_ids'], reference_time_s=r['wall_time_s'], reference_reused=False)
+        if self.row['revision']:
+            ReuseStore(self.store.root).put('references', r | dict(run_id=self.row['run_id'], torch=self.row['versions']['torch'],
+                                                                  finished_at=now().isoformat()), **self.reference_key())
+
+    def reference_key(self) -> dict:
+        "What decides the CPU reference (not the compiler): it is reused across version pairs by this key."
+        p = self.params
+        return dict(model=p.model, revision=self.row['revision'], task=p.task, dtype=p.dtype, prompt=p.prompt_text(),
+                    max_new_tokens=p.max_new_tokens, transformers=self.row['versions']['transformers'])
 
     @step('judge')
     def judge(self):
         "Sharded checks: the judge reads the device's text (and the reference's), after its control items."
         if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
-        j = load_judge(self.judge_model)
-        ok, report = control_report(j)
-        self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha(self.params.prompt_text()),
-                        judge_control=report)
-        print(f'Judge {j.name} (thresholds {j.thresholds}): {report}.')
-        if not ok: return
+        j, prompt = load_judge(self.judge_model), self.params.prompt_text()
         texts = [self.row['generated_text']] + ([self.reference_result['generated_text']] if self.reference_result else [])
-        self.judge_verdicts = j.judge(texts, self.params.prompt_text())
+        self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha(prompt))
+        reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(prompt), text=t) for t in texts]
+        saved = [reuse.get('verdicts', **k) for k in keys]
+        if all(saved):   # this judge, by this method, has read these texts before (after passing its controls)
+            self.judge_verdicts = [Verdict(v['coherent'], v['score'], v['details']) for v in saved]
+            self.row.update(judge_control=saved[0]['controls'], judge_reused=True)
+            print(f'Judge {j.name}: verdicts reused (run {saved[0]["run_id"]} judged these texts by the same method).')
+        else:
+            ok, report = control_report(j)
+            self.row.update(judge_control=report, judge_reused=False)
+            print(f'Judge {j.name} (thresholds {j.thresholds}): {report}.')
+            if not ok: return
+            self.judge_verdicts = j.judge(texts, prompt)
+            for k, v in zip(keys, self.judge_verdicts):
+                reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, details=v.details, controls=report, run_id=self.row['run_id']), **k)
         self.row['judge_score'] = self.judge_verdicts[0].score
         for who, v in zip(('device', 'CPU reference'), self.judge_verdicts):
             print(f'{who}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}'
@@ -305,5 +329,6 @@ class CheckRecord:
         "The row's headline fields, for the end of the notebook."
         keys = ('model_id', 'revision', 'task', 'architecture', 'status', 'stage', 'reason', 'match', 'first_divergence', 'ref_margin',
                 'cores', 'dtype', 'compile_backend', 'compile_cache', 'graphs_compiled', 'load_time_s', 'compile_time_s', 'decode_time_s',
-                'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'generated_text', 'run_id', 'notebook')
+                'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'reference_reused', 'judge_reused', 'generated_text',
+                'run_id', 'notebook')
         return {k: self.row[k] for k in keys}

@@ -5,9 +5,10 @@
 # %% ../nbs/05_results.ipynb #25f1e724
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
-import hashlib
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,8 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 # %% auto #0
-__all__ = ['ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform', 'ResultStore']
+__all__ = ['ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform', 'ResultStore', 'reuse_key',
+           'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 ERROR_TYPE = pa.struct([('type', pa.string()), ('message', pa.string()), ('traceback', pa.string())])
@@ -38,6 +40,7 @@ SCHEMA = pa.schema([
     # beyond DESIGN.md's list
     ('compile_backend', _s), ('graphs_compiled', _i), ('compile_cache_dir', _s), ('repeat_identical', pa.bool_()),
     ('reference_time_s', _f), ('cores_forced', pa.bool_()), ('plan_note', _s), ('judge_control', _s),
+    ('reference_reused', pa.bool_()), ('judge_reused', pa.bool_()),
 ])
 STATUSES = ('pass', 'fail', 'error', 'skip')
 KEY = ('model_id', 'task')   # one row per model and task in a version pair's file
@@ -130,3 +133,29 @@ class ResultStore:
         for p in self.files():
             out += [r for r in self.read(p).to_pylist() if all(r[k] == v for k, v in where.items())]
         return out
+
+# %% ../nbs/05_results.ipynb #ba28cb70
+def reuse_key(**parts) -> str:
+    "A hash of what decides a reusable result."
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+class ReuseStore:
+    "Compiler-independent results (CPU references, judge verdicts) kept beside the rows and reused across version pairs."
+    def __init__(self, root:str|Path='results'): self.root = Path(root)/'reuse'
+
+    def path(self, kind:str, key:str) -> Path: return self.root/kind/key[:2]/f'{key}.json'
+
+    def get(self, kind:str, # `references` or `verdicts`
+            **parts) -> dict|None:
+        "The saved result for `parts`, or None."
+        try: return json.loads(self.path(kind, reuse_key(**parts)).read_text())
+        except (OSError, ValueError): return None
+
+    def put(self, kind:str, value:dict, **parts) -> Path:
+        "Save `value` as the result for `parts` (temporary file, then rename)."
+        path = self.path(kind, reuse_key(**parts))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
+        tmp.write_text(json.dumps(value, default=str))
+        os.replace(tmp, path)
+        return path

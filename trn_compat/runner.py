@@ -16,7 +16,7 @@ import papermill as pm
 import psutil
 
 import trn_compat
-from .check import error_info
+from .check import error_info, failpoint
 from .evidence import CheckKilled, CheckRecord, now
 from .results import ResultStore, VersionPair, make_row
 from .stack import stack_versions
@@ -24,7 +24,7 @@ from .tiny import TINY_ARCHS, build_tiny, cache_dir
 
 # %% auto #0
 __all__ = ['TEMPLATE', 'RUN_ENV', 'DEMO_ARCHS', 'template_path', 'run_processes', 'kill_run', 'partial_path', 'RunInterrupted',
-           'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
+           'write_stub_notebook', 'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
 
 # %% ../nbs/10_runner.ipynb #d6991eb9
 TEMPLATE = 'check_model.ipynb'
@@ -63,7 +63,19 @@ def partial_path(final:Path, run_id:str) -> Path:
     "The hidden file papermill writes a run's notebook to before it is done."
     return final.with_name(f'.{final.stem}.{run_id[:8]}.partial.ipynb')
 
-class RunInterrupted(Exception): "The run was stopped from outside (SIGTERM or Ctrl-C); it wrote no row."
+class RunInterrupted(BaseException): "The run was stopped from outside (SIGTERM or Ctrl-C); it wrote no row."
+
+def write_stub_notebook(path:Path, model:str, stage:str, why:Exception, output:str):
+    "The evidence of a check whose process died before its kernel recorded anything: what ended it, and its output."
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+    cells = [new_markdown_cell(f'# trn-compat check: `{model}`\n\nThe check process ended before its notebook kernel recorded '
+                               f'anything, so this notebook holds only what is known: the stage `{stage}` and why.'),
+             new_code_cell('# what ended the check, and the last output of its process',
+                           outputs=[new_output('stream', name='stdout', text=f'{type(why).__name__}: {why}\n\n{output}')])]
+    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
+    nbformat.write(new_notebook(cells=cells), str(tmp))
+    os.replace(tmp, path)
 
 def unfinished_row(model:str, # Hub id or local folder
                    results_dir:str|Path, # the result store
@@ -77,9 +89,11 @@ def unfinished_row(model:str, # Hub id or local folder
     keep = {k: params[k] for k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision') if params.get(k) is not None}
     record = Record(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
     final = record.notebook_path()
+    final.parent.mkdir(parents=True, exist_ok=True)
     if partial_path(final, run_id).exists(): os.replace(partial_path(final, run_id), final)
+    else: write_stub_notebook(final, model, stage, why, detail)
     row = record.row | dict(status='error', stage=stage, error=error_info(why) | {'traceback': detail}, finished_at=now(),
-                            notebook=str(final.relative_to(record.store.root)) if final.exists() else None)
+                            notebook=str(final.relative_to(record.store.root)))
     record.store.upsert(row)
     return row
 
@@ -102,20 +116,27 @@ def check_notebook(model:str, # Hub id or local folder
     failure, env_before = None, os.environ.get(RUN_ENV)
     os.environ[RUN_ENV] = run_id           # the kernel and everything it starts inherit it
     main = threading.current_thread() is threading.main_thread()
-    def interrupted(signum, frame): raise RunInterrupted(f'signal {signal.Signals(signum).name}')
+    def interrupted(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # once: the cleanup below must not be cut short by another
+        raise RunInterrupted(f'signal {signal.Signals(signum).name}')
     before = signal.signal(signal.SIGTERM, interrupted) if main else None
-    try:
-        pm.execute_notebook(str(template_path()), str(partial), parameters=nb_params, progress_bar=progress,
-                            cwd=str(final.parent), log_output=False, kernel_name='python3')
+    try:   # the handler stays until the notebook is in place: a SIGTERM in between must not strand a saved row's evidence
+        try:
+            failpoint('runner', model)     # test-only: TRN_COMPAT_FAILPOINT=runner:kill kills this process, as the OOM killer might
+            pm.execute_notebook(str(template_path()), str(partial), parameters=nb_params, progress_bar=progress,
+                                cwd=str(final.parent), log_output=False, kernel_name='python3')
+        except Exception as e: failure = e
+        kill_run(run_id)                   # nothing of the run outlives it
+        if partial.exists(): os.replace(partial, final)
     except (RunInterrupted, KeyboardInterrupt):
-        kill_run(run_id); raise
-    except Exception as e: failure = e
+        kill_run(run_id)
+        if partial.exists() and any(r['run_id'] == run_id for r in store.read(VersionPair.of(record.row)).to_pylist()):
+            os.replace(partial, final)     # the row was saved before the interrupt: the check is done, keep its evidence
+        raise
     finally:
         if main: signal.signal(signal.SIGTERM, before)
         if env_before is None: os.environ.pop(RUN_ENV, None)
         else: os.environ[RUN_ENV] = env_before
-    kill_run(run_id)                       # nothing of the run outlives it
-    if partial.exists(): os.replace(partial, final)
     rows = [r for r in store.read(VersionPair.of(record.row)).to_pylist() if r['run_id'] == run_id]
     if rows: return rows[0]
     why = CheckKilled(f'the notebook kernel ended before the check saved its row: {type(failure).__name__}: {failure}')

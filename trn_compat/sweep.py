@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from tqdm import tqdm
 
 from .evidence import CheckKilled, CheckTimeout
@@ -31,7 +32,8 @@ from .views import ViewEntry
 
 # %% auto #0
 __all__ = ['CHECK_OPTIONS', 'PR_SET_PDEATHSIG', 'sweep_pair', 'todo', 'CorePool', 'Job', 'prepare', 'check_command',
-           'child_setup', 'start', 'tail', 'finish', 'stop', 'SweepReport', 'auto_jobs', 'SweepStopped', 'run_sweep']
+           'child_setup', 'start', 'tail', 'finish', 'clean_partials', 'stop', 'SweepReport', 'auto_jobs',
+           'SweepStopped', 'run_sweep']
 
 # %% ../nbs/13_sweep.ipynb #64ee931a
 def sweep_pair(platform:str) -> VersionPair:
@@ -152,6 +154,17 @@ def finish(job:Job, store:ResultStore, pair:VersionPair, results_dir:Path, platf
     return unfinished_row(job.entry.model, results_dir, job.run_id, 'killed', why, tail(job.log), task=job.entry.task,
                           platform=platform, **params)
 
+def clean_partials(store:ResultStore, pair:VersionPair) -> int:
+    "Remove partial notebooks of runs that no longer live (a sweep killed with SIGKILL leaves them); how many."
+    live = {rid[:8] for p in psutil.process_iter() if (rid := _run_id_of(p))}
+    gone = [f for f in (store.root/pair.platform/pair.name/'notebooks').glob('.*.partial.ipynb') if f.name.split('.')[-3] not in live]
+    for f in gone: f.unlink(missing_ok=True)
+    return len(gone)
+
+def _run_id_of(p:psutil.Process) -> str|None:
+    try: return p.environ().get(RUN_ENV)
+    except psutil.Error: return None   # gone, or not ours to read
+
 def stop(job:Job, grace_s:float=15):
     "SIGTERM a job's check (it kills its run), then SIGKILL whatever is left."
     if job.proc.poll() is None:
@@ -160,7 +173,7 @@ def stop(job:Job, grace_s:float=15):
         except subprocess.TimeoutExpired: job.proc.kill(); job.proc.wait()
     kill_run(job.run_id)
 
-# %% ../nbs/13_sweep.ipynb #72c9e718
+# %% ../nbs/13_sweep.ipynb #8dac9fbd
 @dataclass
 class SweepReport:
     "What a sweep did."
@@ -194,6 +207,7 @@ def run_sweep(entries:list[ViewEntry], # the models, from `views.view`
     "Check each entry in its own process on disjoint cores; skip what is done; isolate every failure."
     results_dir = Path(results_dir).resolve()
     store, pair = ResultStore(results_dir), sweep_pair(platform)
+    clean_partials(store, pair)
     left, done_before = todo(entries, store, pair, force, retry_failed)
     report = SweepReport(done_before=done_before, pair=pair)
     jobs = auto_jobs(platform) if jobs == 'auto' else int(jobs)

@@ -1,0 +1,118 @@
+"""Sweeps as a user runs them: the architectures view on CPU, faults in single checks, a killed sweep resumed."""
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import psutil
+
+from conftest import BIN, ROOT, cli, rows
+from trn_compat.runner import RUN_ENV
+from trn_compat.sweep import run_sweep
+from trn_compat.views import architectures
+
+FAST = ['--compile-backend', 'aot_eager', '--jobs', '2']
+
+
+def leftovers():
+    "Processes of any check run still alive."
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if RUN_ENV in p.environ() and p.status() != psutil.STATUS_ZOMBIE: found.append(p.cmdline())
+        except psutil.Error: pass
+    return found
+
+
+def notebooks(results):
+    return sorted(p for p in Path(results).glob('cpu/*/notebooks/*.ipynb') if not p.name.startswith('.'))
+
+
+def by_arch(results):
+    return {Path(r['model_id']).name: r for r in rows(results)}
+
+
+def test_architectures_sweep_then_nothing_to_do(tmp_path):
+    res = cli('sweep', '--view', 'architectures', '--task', 'text-generation', '--limit', '8', '--results', tmp_path, '--jobs', 'auto')
+    assert res.returncode == 0, res.stdout + res.stderr
+    got = by_arch(tmp_path)
+    assert len(rows(tmp_path)) == 8 and len(notebooks(tmp_path)) == 8
+    assert list(got) and all(r['status'] == 'pass' and r['compile_backend'] == 'inductor' for r in got.values()), \
+        {a: (r['status'], r['stage'], r['error']) for a, r in got.items()}
+    assert {'llama', 'qwen3', 'qwen3_moe', 'mixtral'} <= set(got)
+    assert all(not n.name.startswith('.') for n in Path(tmp_path).rglob('*.ipynb'))
+    stamp = {p: p.stat().st_mtime_ns for p in Path(tmp_path).rglob('*') if p.is_file()}
+
+    again = cli('sweep', '--view', 'architectures', '--task', 'text-generation', '--limit', '8', '--results', tmp_path, '--jobs', 'auto')
+    assert again.returncode == 0 and 'nothing to do: all 8 models already have a row' in again.stdout, again.stdout + again.stderr
+    assert {p: p.stat().st_mtime_ns for p in Path(tmp_path).rglob('*') if p.is_file()} == stamp   # not a byte written
+    assert leftovers() == []
+
+
+def test_faults_become_error_rows_and_the_sweep_goes_on(tmp_path):
+    faults = {'llama': 'load:abort', 'qwen3': 'generate:hang', 'qwen3_moe': 'compile:raise', 'mixtral': 'load:oom',
+              'gemma2': 'kernel-load:kill', 'phi3': 'runner:kill'}
+    env = {'TRN_COMPAT_FAILPOINT': ','.join(f'{m}@{f}' for m, f in faults.items())}
+    res = cli('sweep', '--view', 'architectures', '--limit', '8', '--results', tmp_path, '--timeout', '30', *FAST, env=env)
+    assert res.returncode == 1, res.stdout + res.stderr
+    got = by_arch(tmp_path)
+    assert len(got) == 8 and len(notebooks(tmp_path)) == 8, res.stdout
+    seen = {a: (r['status'], r['stage'], r['error']['type'] if r['error'] else None) for a, r in got.items()}
+    assert seen == {
+        'llama': ('error', 'killed', 'CheckKilled'),          # run.py aborted (SIGABRT)
+        'qwen3': ('error', 'timeout', 'CheckTimeout'),        # run.py hung past --timeout
+        'qwen3_moe': ('error', 'compile', 'RuntimeError'),    # raised in compile
+        'mixtral': ('error', 'load', 'MemoryError'),          # ran out of memory while loading
+        'gemma2': ('error', 'killed', 'CheckKilled'),         # the notebook kernel died
+        'phi3': ('error', 'killed', 'CheckKilled'),           # the check process itself died: the sweep wrote the row
+        'mistral': ('pass', None, None), 'qwen2': ('pass', None, None)}, seen
+    assert 'SIGABRT' in got['llama']['error']['message'] and "stage 'load'" in got['llama']['error']['message']
+    assert 'without writing a row' in got['phi3']['error']['message']
+    assert leftovers() == []
+    # --retry-failed re-checks exactly the six errors; without faults they pass
+    res = cli('sweep', '--view', 'architectures', '--limit', '8', '--results', tmp_path, '--retry-failed', *FAST)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert '6 checked (6 pass); 2 already had a row' in res.stdout, res.stdout
+    assert len(rows(tmp_path)) == 8 and all(r['status'] == 'pass' for r in rows(tmp_path))
+
+
+def test_sweep_deadline_keeps_the_partial_notebook(tmp_path, monkeypatch):
+    # a kernel that hangs outside any script step is stopped by the sweep's own deadline (2 * timeout + grace)
+    monkeypatch.setenv('TRN_COMPAT_FAILPOINT', 'llama@kernel-load:hang')
+    entries = [e for e in architectures() if e.tiny in ('llama', 'qwen3')]
+    t = time.monotonic()
+    report = run_sweep(entries, tmp_path, jobs=2, timeout_s=10, grace_s=10, progress=False, compile_backend='aot_eager')
+    got = {Path(r['model_id']).name: r for r in report.rows}
+    assert (got['llama']['status'], got['llama']['stage'], got['llama']['error']['type']) == ('error', 'timeout', 'CheckTimeout')
+    assert got['qwen3']['status'] == 'pass'
+    nb = Path(tmp_path)/got['llama']['notebook']
+    outputs = ''.join(o.get('text', '') for c in nbformat.read(nb, as_version=4).cells for o in c.get('outputs', []))
+    assert 'Plan: ' in outputs and '1 core, single' in outputs                           # the evidence shows what ran before the hang
+    assert time.monotonic() - t < 120 and leftovers() == []
+
+
+def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
+    cmd = [str(BIN/'trn-compat'), 'sweep', '--view', 'architectures', '--limit', '6', '--results', str(tmp_path), '--no-progress', *FAST]
+    env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests')}
+    sweep = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while len(rows(tmp_path)) < 2 and time.monotonic() < deadline: time.sleep(0.5)
+    before = {r['model_id']: r for r in rows(tmp_path)}
+    assert 2 <= len(before) < 6, len(before)
+    sweep.send_signal(signal.SIGKILL); sweep.wait()
+    for _ in range(60):                                      # its checks die with it (PR_SET_PDEATHSIG)
+        if not leftovers(): break
+        time.sleep(0.5)
+    assert leftovers() == []
+    during = {r['model_id']: r for r in rows(tmp_path)}       # a check may have finished as the sweep died
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    final = rows(tmp_path)
+    assert len(final) == 6 and len({r['model_id'] for r in final}) == 6
+    assert all(r['status'] == 'pass' for r in final)
+    after = {r['model_id']: r for r in final}
+    assert all(after[m] == r for m, r in during.items())      # every row written before the restart is intact
+    assert f'{len(during)} already had a row' in res.stdout, res.stdout
+    assert len(notebooks(tmp_path)) == 6 and not list(Path(tmp_path).rglob('.*partial*'))
