@@ -80,3 +80,20 @@ def test_dead_or_hung_worker_is_an_error_row(models, tmp_path, fault, stage, kin
     assert 'rank' in row['error']['message'] and row['cores'] == 2
     assert took < 40 + 60                  # within the timeout (plus the kernel's start and the reference-free end)
     assert not leftovers(), leftovers()
+
+
+def test_reference_and_judge_verdicts_are_reused(models, tmp_path):
+    # a second check of the same checkpoint (here with another compiler) reuses the CPU reference and the judge's verdicts
+    first = cli('check', models('llama'), '--platform', 'cpu', '--cores', '2', '--dtype', 'float32', '--compile-backend', 'aot_eager',
+                '--results', tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    (a,) = rows(tmp_path)
+    assert (a['reference_reused'], a['judge_reused']) == (False, False) and a['judge_control'] == '6/6 control items right'
+    second = cli('check', models('llama'), '--platform', 'cpu', '--cores', '2', '--dtype', 'float32', '--compile-backend', 'inductor',
+                 '--results', tmp_path)
+    assert second.returncode == 0, second.stdout + second.stderr
+    (b,) = rows(tmp_path)
+    assert (b['compile_backend'], b['reference_reused'], b['judge_reused']) == ('inductor', True, True)
+    assert (b['reference_ids'], b['judge_score'], b['judge_control']) == (a['reference_ids'], a['judge_score'], a['judge_control'])
+    nb = (tmp_path/b['notebook']).read_text()
+    assert 'CPU reference reused' in nb and 'verdicts reused' in nb

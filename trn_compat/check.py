@@ -186,7 +186,8 @@ def failpoint(stage:str, # the stage starting now
     "Test-only faults: `TRN_COMPAT_FAILPOINT=[model@]stage:action[:rank],...` makes a stage raise, abort, hang, exhaust memory or die."
     for spec in filter(None, os.environ.get('TRN_COMPAT_FAILPOINT', '').split(',')):
         who, _, spec = spec.rpartition('@')
-        if who and not (model and (fnmatch.fnmatch(model, who) or fnmatch.fnmatch(os.path.basename(model.rstrip('/')), who))): continue
+        names = (model.lower(), os.path.basename(model.rstrip('/')).lower()) if model else ()
+        if who and not any(fnmatch.fnmatchcase(n, who.lower()) for n in names): continue
         at, action, *rank = spec.split(':')
         if at != stage or (rank and rank[0] != os.environ.get('RANK', '0')): continue
         if action == 'raise': raise RuntimeError(f'failpoint: {stage} raises')
