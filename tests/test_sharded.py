@@ -5,6 +5,8 @@ fails through it; a killed and a hung worker end in error rows within the timeou
 import time
 
 import psutil
+
+from trn_compat.runner import run_processes
 import pytest
 
 from conftest import cli, rows
@@ -80,6 +82,7 @@ def test_dead_or_hung_worker_is_an_error_row(models, tmp_path, fault, stage, kin
     assert 'rank' in row['error']['message'] and row['cores'] == 2
     assert took < 40 + 60                  # within the timeout (plus the kernel's start and the reference-free end)
     assert not leftovers(), leftovers()
+    assert not run_processes(row['run_id'])   # nothing that carries the check's run id either
 
 
 def test_reference_and_judge_verdicts_are_reused(models, tmp_path):

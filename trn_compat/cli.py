@@ -15,7 +15,7 @@ from .tiny import TINY_ARCHS
 from .views import VIEWS
 
 # %% auto #0
-__all__ = ['verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command', 'main']
+__all__ = ['verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command', 'results_command', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def verdict_line(row:dict) -> str:
@@ -90,6 +90,24 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
     s.add_argument('--judge', default=None, help='judge model for sharded checks')
     s.add_argument('--no-progress', action='store_true', help='no progress bar')
+    e = sub.add_parser('serve', help='the explorer: a read-only web app over a result store')
+    e.add_argument('--results', default='results', help='result store folder (default: ./results)')
+    e.add_argument('--host', default='127.0.0.1'); e.add_argument('--port', type=int, default=7860)
+    lk = sub.add_parser('lookup', help='does a model run? its rows in every version pair of a result store')
+    lk.add_argument('name', help='any part of a model id, any case')
+    lk.add_argument('--compiler', default=None, help='only this compiler version'); lk.add_argument('--transformers', default=None)
+    lk.add_argument('--results', default='results'); lk.add_argument('--json', action='store_true')
+    pt = sub.add_parser('plot', help='compile time and peak memory per model, and pass rate, across version pairs (PNG and SVG)')
+    pt.add_argument('--results', default='results'); pt.add_argument('--platform', default='cpu', choices=list(PLATFORMS))
+    pt.add_argument('--models', nargs='*', default=None, help='model ids (default: those in the most version pairs)')
+    pt.add_argument('--out', default='plots', help='folder for the images (default: ./plots)')
+    df = sub.add_parser('diff', help='what changed between two version pairs: status first, then compile time and memory')
+    df.add_argument('a', help='a version pair: its file name or a unique part of it (transformers-5.23.0)'); df.add_argument('b')
+    df.add_argument('--results', default='results'); df.add_argument('--threshold', type=float, default=0.2, help='relative change to report (default 0.2)')
+    df.add_argument('--json', action='store_true')
+    pb = sub.add_parser('publish', help='push a result store to a Hub dataset repo (or a local folder)')
+    pb.add_argument('to', help='Hub dataset repo id (org/name) or a local folder'); pb.add_argument('--results', default='results')
+    pb.add_argument('--private', action='store_true')
     v = sub.add_parser('views', help='list a view: selected (with the models left out and why), trending, downloads, architectures')
     v.add_argument('view', choices=list(VIEWS))
     v.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
@@ -168,6 +186,33 @@ def sweep_command(args) -> int:
     return 0 if all(r['status'] in ('pass', 'skip') for r in report.rows) else 1
 
 # %% ../nbs/11_cli.ipynb #fa491572
+def results_command(args) -> int:
+    "`trn-compat serve | lookup | plot | diff | publish`."
+    import json
+    from trn_compat.explorer import Catalog, create_app
+    cat = Catalog(args.results)
+    if args.command == 'serve':
+        import uvicorn
+        print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)
+        uvicorn.run(create_app(args.results), host=args.host, port=args.port, log_level='warning'); return 0
+    from trn_compat import plots
+    if args.command == 'lookup':
+        rows = plots.lookup(cat, args.name, args.compiler, args.transformers)
+        if args.json: print(json.dumps(rows, default=str, indent=1))
+        else: print(plots.lookup_table(rows) if rows else f'no row matches {args.name!r} in {args.results}: untested')
+        return 0 if rows else 1
+    if args.command == 'plot':
+        for p in plots.save_plots(cat, args.out, args.platform, args.models): print(p)
+        return 0
+    if args.command == 'diff':
+        try: a, b = plots.resolve_pair(cat, args.a), plots.resolve_pair(cat, args.b)
+        except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
+        d = plots.diff_pairs(cat, a, b, args.threshold)
+        print(json.dumps(d, indent=1) if args.json else plots.diff_text(d)); return 0
+    from trn_compat.publish import publish
+    print(publish(args.results, args.to, private=args.private)); return 0
+
+# %% ../nbs/11_cli.ipynb #07b46769
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command."
     args = parser().parse_args(argv)
@@ -217,6 +262,8 @@ def main(argv:list[str]|None=None) -> int:
         return exit_code(row)
     if args.command == 'views':
         return views_command(args)
+    if args.command in ('serve', 'lookup', 'plot', 'diff', 'publish'):
+        return results_command(args)
     if args.command == 'sweep':
         return sweep_command(args)
     if args.command == 'demo':

@@ -17,11 +17,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
+from .stack import STACK_PACKAGES
+
 # %% auto #0
-__all__ = ['ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform', 'ResultStore', 'reuse_key',
-           'ReuseStore']
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform',
+           'ResultStore', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
+VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
 ERROR_TYPE = pa.struct([('type', pa.string()), ('message', pa.string()), ('traceback', pa.string())])
 _s, _i, _f, _ids = pa.string(), pa.int64(), pa.float64(), pa.list_(pa.int64())
 
@@ -34,7 +37,7 @@ SCHEMA = pa.schema([
     ('cores', _i), ('parallelism', _s), ('tp_degree', _i), ('ep_degree', _i), ('dtype', _s), ('weight_bytes', _i),
     ('wall_time_s', _f), ('load_time_s', _f), ('compile_time_s', _f), ('decode_time_s', _f),
     ('compile_cache', _s), ('peak_device_memory_bytes', _i), ('peak_host_rss_bytes', _i),
-    ('platform', _s), ('instance_type', _s), ('versions', pa.map_(_s, _s)), ('packages', pa.list_(_s)),
+    ('platform', _s), ('instance_type', _s), ('versions', VERSIONS_TYPE), ('packages', pa.list_(_s)),
     ('run_py', _s), ('notebook', _s), ('run_id', _s),
     ('started_at', pa.timestamp('us', tz='UTC')), ('finished_at', pa.timestamp('us', tz='UTC')),
     # beyond DESIGN.md's list
@@ -84,8 +87,13 @@ def slug(model_id:str, # Hub id or local path
 # %% ../nbs/05_results.ipynb #d78d95b7
 def conform(table:pa.Table) -> pa.Table:
     "`table` with exactly the columns of `SCHEMA` (missing ones null), in its order and types."
-    cols = [table[n].cast(f.type) if n in table.column_names else pa.nulls(len(table), f.type)
-            for n, f in zip(SCHEMA.names, SCHEMA)]
+    def column(n, f):
+        if n not in table.column_names: return pa.nulls(len(table), f.type)
+        c = table[n]
+        if pa.types.is_map(c.type):   # an older file: versions as a map
+            return pa.array([dict(x) if x is not None else None for x in c.to_pylist()], type=f.type)
+        return c.cast(f.type)
+    cols = [column(n, f) for n, f in zip(SCHEMA.names, SCHEMA)]
     return pa.Table.from_arrays(cols, schema=SCHEMA)
 
 class ResultStore:

@@ -1,0 +1,24 @@
+"""The explorer as a Hugging Face Space (Docker SDK, port 7860), or `python app.py` anywhere.
+
+TRN_COMPAT_DATASET=org/name shows a published results dataset (downloaded at start with
+huggingface_hub); otherwise TRN_COMPAT_RESULTS (default ./results) is shown.
+"""
+import os
+
+from trn_compat.explorer import create_app
+
+
+def results_folder() -> str:
+    "The result store to show."
+    repo = os.environ.get('TRN_COMPAT_DATASET')
+    if repo:
+        from huggingface_hub import snapshot_download
+        return snapshot_download(repo, repo_type='dataset')
+    return os.environ.get('TRN_COMPAT_RESULTS', 'results')
+
+
+app = create_app(results_folder())
+
+if __name__ == '__main__':
+    import uvicorn
+    uvicorn.run(app, host='0.0.0.0', port=int(os.environ.get('PORT', '7860')))
