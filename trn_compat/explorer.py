@@ -39,7 +39,7 @@ def version_key(v:str):
     try: return (1, Version(v.split('+')[0]), v)
     except InvalidVersion: return (0, Version('0'), v)
 
-def pair_key(p:VersionPair): return (p.platform != 'neuron', p.platform, version_key(p.compiler_version), version_key(p.transformers))
+def pair_key(p:VersionPair): return (p.platform == 'neuron', p.platform, version_key(p.compiler_version), version_key(p.transformers))
 
 class Catalog:
     "A result store as the explorer reads it: version pairs, rows by pair, search by name, one full row."
@@ -49,7 +49,7 @@ class Catalog:
         self._tables = {}
 
     def pairs(self) -> list[VersionPair]:
-        "The version pairs with a result file, Neuron first, newest versions last."
+        "The version pairs with a result file, oldest first, Neuron's last (the newest Neuron pair is the default)."
         return sorted(filter(None, (pair_of_file(p) for p in self.store.files())), key=pair_key)
 
     def rows(self, pair:VersionPair) -> list[dict]:
