@@ -5,11 +5,10 @@ fails through it; a killed and a hung worker end in error rows within the timeou
 import time
 
 import psutil
-
-from trn_compat.runner import run_processes
 import pytest
 
 from conftest import cli, rows
+from trn_compat.runner import run_processes
 
 TINY = [  # arch, task, how the two cores are asked for, expected parallelism, tp, ep
     ('llama', 'text-generation', 'forced', 'tp', 2, 1),

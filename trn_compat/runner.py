@@ -85,9 +85,8 @@ def unfinished_row(model:str, # Hub id or local folder
                    detail:str='', # shown as its traceback
                    task:str='text-generation', platform:str='cpu', **params) -> dict:
     "Write the `error` row of a run that ended without one, and keep its partial notebook as the evidence."
-    from trn_compat.evidence import CheckRecord as Record
     keep = {k: params[k] for k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision') if params.get(k) is not None}
-    record = Record(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
+    record = CheckRecord(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
     if partial_path(final, run_id).exists(): os.replace(partial_path(final, run_id), final)

@@ -145,14 +145,10 @@ def finish(job:Job, store:ResultStore, pair:VersionPair, results_dir:Path, platf
     if rows: return rows[0]
     code = job.proc.returncode
     how = f'signal {signal.Signals(-code).name}' if code is not None and code < 0 else f'exit code {code}'
-    params = {k: v for k, v in {**check_params, **job.entry.params}.items() if k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision')}
-    if timed_out:
-        why = CheckTimeout(f'the check ran past the sweep\'s deadline of {deadline_s:g} s and was killed')
-        return unfinished_row(job.entry.model, results_dir, job.run_id, 'timeout', why, tail(job.log), task=job.entry.task,
-                              platform=platform, **params)
-    why = CheckKilled(f'the check process ended ({how}) without writing a row: killed from outside, out of memory, or crashed')
-    return unfinished_row(job.entry.model, results_dir, job.run_id, 'killed', why, tail(job.log), task=job.entry.task,
-                          platform=platform, **params)
+    if timed_out: stage, why = 'timeout', CheckTimeout(f'the check ran past the sweep\'s deadline of {deadline_s:g} s and was killed')
+    else: stage, why = 'killed', CheckKilled(f'the check process ended ({how}) without writing a row: killed from outside, out of memory, or crashed')
+    return unfinished_row(job.entry.model, results_dir, job.run_id, stage, why, tail(job.log), task=job.entry.task, platform=platform,
+                          **{**check_params, **job.entry.params})
 
 def clean_partials(store:ResultStore, pair:VersionPair) -> int:
     "Remove partial notebooks of runs that no longer live (a sweep killed with SIGKILL leaves them); how many."
