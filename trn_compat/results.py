@@ -135,6 +135,13 @@ class ResultStore:
             finally: os.close(dirfd)
         return path
 
+    def run_row(self, pair:VersionPair, run_id:str) -> dict|None:
+        "The row run `run_id` wrote in a pair's file, or None (reads only that row, not the whole file)."
+        path = self.path(pair)
+        if not path.exists(): return None
+        t = pq.read_table(path, filters=[('run_id', '=', run_id)])
+        return conform(t).to_pylist()[0] if t.num_rows else None
+
     def find(self, **where) -> list[dict]:
         "Rows of every file whose columns equal `where` (such as `run_id=...`)."
         out = []

@@ -129,15 +129,15 @@ def check_notebook(model:str, # Hub id or local folder
         if partial.exists(): os.replace(partial, final)
     except (RunInterrupted, KeyboardInterrupt):
         kill_run(run_id)
-        if partial.exists() and any(r['run_id'] == run_id for r in store.read(VersionPair.of(record.row)).to_pylist()):
+        if partial.exists() and store.run_row(VersionPair.of(record.row), run_id):
             os.replace(partial, final)     # the row was saved before the interrupt: the check is done, keep its evidence
         raise
     finally:
         if main: signal.signal(signal.SIGTERM, before)
         if env_before is None: os.environ.pop(RUN_ENV, None)
         else: os.environ[RUN_ENV] = env_before
-    rows = [r for r in store.read(VersionPair.of(record.row)).to_pylist() if r['run_id'] == run_id]
-    if rows: return rows[0]
+    row = store.run_row(VersionPair.of(record.row), run_id)
+    if row: return row
     why = CheckKilled(f'the notebook kernel ended before the check saved its row: {type(failure).__name__}: {failure}')
     return unfinished_row(model, results_dir, run_id, 'killed', why, str(failure), task=task, platform=platform, **params)
 

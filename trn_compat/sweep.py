@@ -141,8 +141,8 @@ def finish(job:Job, store:ResultStore, pair:VersionPair, results_dir:Path, platf
            timed_out:bool=False, deadline_s:float=0) -> dict:
     "The row of an ended job: the one its check wrote, or a `killed` / `timeout` row written here."
     kill_run(job.run_id)
-    rows = [r for r in store.read(pair).to_pylist() if r['run_id'] == job.run_id]
-    if rows: return rows[0]
+    row = store.run_row(pair, job.run_id)
+    if row: return row
     code = job.proc.returncode
     how = f'signal {signal.Signals(-code).name}' if code is not None and code < 0 else f'exit code {code}'
     if timed_out: stage, why = 'timeout', CheckTimeout(f'the check ran past the sweep\'s deadline of {deadline_s:g} s and was killed')
