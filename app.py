@@ -1,7 +1,8 @@
 """The explorer as a Hugging Face Space (Docker SDK, port 7860), or `python app.py` anywhere.
 
 TRN_COMPAT_DATASET=org/name shows a published results dataset (downloaded at start with
-huggingface_hub); otherwise TRN_COMPAT_RESULTS (default ./results) is shown.
+huggingface_hub); otherwise TRN_COMPAT_RESULTS (default ./results) is shown. TRN_COMPAT_CACHE_URL
+names the shared compile cache in the fetch commands.
 """
 import os
 
@@ -17,7 +18,7 @@ def results_folder() -> str:
     return os.environ.get('TRN_COMPAT_RESULTS', 'results')
 
 
-app = create_app(results_folder())
+app = create_app(results_folder(), os.environ.get('TRN_COMPAT_CACHE_URL'))
 
 if __name__ == '__main__':
     import uvicorn

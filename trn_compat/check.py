@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, fields, replace
 import torch
 import transformers
 
-from .platforms import get_platform, peak_rss
+from .platforms import CacheTrace, get_platform, peak_rss
 
 # %% auto #0
 __all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'CheckParams', 'resolve_backend', 'fixed_image', 'build_inputs', 'load_model',
@@ -237,7 +237,9 @@ def run_check(p:CheckParams, # the check
         if not r['graphs_compiled']:
             raise NotCompiled(f'generate() never called torch.compile (backend {backend!r}): transformers ran '
                               f'{type(model).__name__} eagerly, so nothing here was compiled')
-        r['compile_cache'], r['compile_cache_dir'] = platform.cache_end(backend, cache), platform.cache_dir()
+        r['compile_cache'], r['compile_cache_entries'] = platform.cache_end(backend, cache)
+        r['compile_cache_dir'] = platform.cache_dir()
+        r['compile_cache_setting'] = platform.cache_setting() if r['compile_cache_entries'] else None
         r['peak_device_memory_bytes'], r['peak_host_rss_bytes'] = platform.peak_memory(), peak_rss()
         stage = 'generate'; announce(stage, p.model)
         again, steady, _ = timed_generate(model, inputs, kw, platform)
@@ -246,6 +248,7 @@ def run_check(p:CheckParams, # the check
     except Exception as e:
         r.update(status='error', stage=stage, error=error_info(e))
     finally:
+        CacheTrace.stop()   # a compile that failed leaves no trace running
         import torch.distributed as dist
         if dist.is_initialized(): dist.destroy_process_group()
     return r
@@ -367,6 +370,8 @@ def run_sharded(p:CheckParams, # the check, with p.cores > 1
         if len({json.dumps(x.get('generated_ids')) for x in results}) > 1:
             return sharded_failure('generate', 'RanksDisagree', 'the ranks generated different tokens: '
                                    + '; '.join(f'rank {i}: {x.get("generated_ids")}' for i, x in enumerate(results)), '')
+        for x in results[1:]:   # the ranks may compile different graphs: the check used them all
+            r['compile_cache_entries'] = (r.get('compile_cache_entries') or {}) | (x.get('compile_cache_entries') or {})
         peaks = [x.get('peak_device_memory_bytes') or 0 for x in results]
         r.update(peak_device_memory_bytes=max(peaks), rank_peak_device_memory_bytes=peaks, ranks=p.cores)
         return r

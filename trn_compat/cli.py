@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from .tiny import TINY_ARCHS
 from .views import VIEWS
 
 # %% auto #0
-__all__ = ['verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command', 'results_command', 'main']
+__all__ = ['CACHE_ENV', 'verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command',
+           'results_command', 'cache_url', 'cache_command', 'same_compiler', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def verdict_line(row:dict) -> str:
@@ -72,6 +74,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
     c.add_argument('--judge', default=None, help='judge model for sharded checks (default: SmolLM2-135M offline, '
                    'HuggingFaceTB/SmolLM2-1.7B-Instruct online)')
+    c.add_argument('--cache', default=None, metavar='URL', help='shared compile cache (hf://..., file://..., a folder): '
+                   'fetch this model\'s graphs before the check, publish new ones after (default: $TRN_COMPAT_CACHE_URL, else none)')
     c.add_argument('--run-id', default=None, help=argparse.SUPPRESS)   # chosen by a sweep, to find the run's row and processes
     s = sub.add_parser('sweep', help='check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults')
     s.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (default: architectures, no downloads)')
@@ -89,14 +93,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument('--max-new-tokens', type=int, default=None)
     s.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
     s.add_argument('--judge', default=None, help='judge model for sharded checks')
+    s.add_argument('--cache', default=None, metavar='URL', help='shared compile cache: each check fetches before and publishes after '
+                   '(default: $TRN_COMPAT_CACHE_URL, else none)')
     s.add_argument('--no-progress', action='store_true', help='no progress bar')
     e = sub.add_parser('serve', help='the explorer: a read-only web app over a result store')
     e.add_argument('--results', default='results', help='result store folder (default: ./results)')
     e.add_argument('--host', default='127.0.0.1'); e.add_argument('--port', type=int, default=7860)
+    e.add_argument('--cache', default=None, metavar='URL', help='shared compile cache named in fetch commands (default: $TRN_COMPAT_CACHE_URL)')
     lk = sub.add_parser('lookup', help='does a model run? its rows in every version pair of a result store')
     lk.add_argument('name', help='any part of a model id, any case')
     lk.add_argument('--compiler', default=None, help='only this compiler version'); lk.add_argument('--transformers', default=None)
     lk.add_argument('--results', default='results'); lk.add_argument('--json', action='store_true')
+    lk.add_argument('--cache', default=None, metavar='URL', help='shared compile cache named in fetch commands (default: $TRN_COMPAT_CACHE_URL)')
     pt = sub.add_parser('plot', help='compile time and peak memory per model, and pass rate, across version pairs (PNG and SVG)')
     pt.add_argument('--results', default='results'); pt.add_argument('--platform', default='cpu', choices=list(PLATFORMS))
     pt.add_argument('--models', nargs='*', default=None, help='model ids (default: those in the most version pairs)')
@@ -133,6 +141,19 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument('--revision', default=None)
     pl.add_argument('--trust-remote-code', action='store_true')
     pl.add_argument('--json', action='store_true', help='print the plan as JSON')
+    ca = sub.add_parser('cache', help='fetch a model\'s compiled graphs from a shared cache, or publish a local cache')
+    cs = ca.add_subparsers(dest='cache_command', required=True)
+    cf = cs.add_parser('fetch', help='fetch the compiled graphs a model\'s check used, verified, into the local compile cache')
+    cf.add_argument('model', help='Hub id (or the local folder) as it was checked')
+    cf.add_argument('--compiler', default=None, help='compiler version the graphs were built by (default: this machine\'s; another is refused)')
+    cf.add_argument('--from', dest='url', default=None, metavar='URL', help='the shared cache (default: $TRN_COMPAT_CACHE_URL)')
+    cf.add_argument('--to', default=None, metavar='DIR', help='local compile cache (default: the platform\'s, e.g. $TORCHINDUCTOR_CACHE_DIR)')
+    cf.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
+    cf.add_argument('--results', default='results', help='result store whose row names the entries (else the remote\'s record)')
+    cp = cs.add_parser('publish', help='publish every entry a local compile cache has indexed (by checks) to a shared cache')
+    cp.add_argument('--from', dest='folder', default=None, metavar='DIR', help='local compile cache (default: the platform\'s)')
+    cp.add_argument('--to', dest='url', default=None, metavar='URL', help='the shared cache (default: $TRN_COMPAT_CACHE_URL)')
+    cp.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
     t = sub.add_parser('tiny', help='build a tiny random checkpoint of a transformers architecture')
     t.add_argument('arch', choices=list(TINY_ARCHS)); t.add_argument('path'); t.add_argument('--seed', type=int, default=0)
     return ap
@@ -169,6 +190,7 @@ def sweep_command(args) -> int:
     except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
     params = {k: getattr(args, k) for k in ('dtype', 'compile_backend', 'max_new_tokens', 'core_memory_gib', 'judge')
               if getattr(args, k) is not None}
+    if cache_url(args.cache): params['cache'] = cache_url(args.cache)
     print(f'sweep: {len(entries)} models of view {args.view} ({args.task}) on {platform}, results in {args.results}/', flush=True)
     from tqdm import tqdm
     report = run_sweep(entries, args.results, platform, args.jobs, args.timeout, args.force, args.retry_failed,
@@ -194,10 +216,10 @@ def results_command(args) -> int:
     if args.command == 'serve':
         import uvicorn
         print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)
-        uvicorn.run(create_app(args.results), host=args.host, port=args.port, log_level='warning'); return 0
+        uvicorn.run(create_app(args.results, cache_url(args.cache)), host=args.host, port=args.port, log_level='warning'); return 0
     from trn_compat import plots
     if args.command == 'lookup':
-        rows = plots.lookup(cat, args.name, args.compiler, args.transformers)
+        rows = plots.lookup(cat, args.name, args.compiler, args.transformers, cache_url(args.cache))
         if args.json: print(json.dumps(rows, default=str, indent=1))
         else: print(plots.lookup_table(rows) if rows else f'no row matches {args.name!r} in {args.results}: untested')
         return 0 if rows else 1
@@ -213,6 +235,45 @@ def results_command(args) -> int:
     print(publish(args.results, args.to, private=args.private)); return 0
 
 # %% ../nbs/11_cli.ipynb #07b46769
+CACHE_ENV = 'TRN_COMPAT_CACHE_URL'
+
+def cache_url(given:str|None) -> str|None:
+    "The shared cache: the option, else `$TRN_COMPAT_CACHE_URL`."
+    return given or os.environ.get(CACHE_ENV) or None
+
+def cache_command(args) -> int:
+    "`trn-compat cache fetch | publish`."
+    from trn_compat.cache import CacheError, fetch_model, publish_folder
+    from trn_compat.results import ResultStore
+    from trn_compat.platforms import get_platform
+    from trn_compat.stack import detect_platform
+    platform, url = args.platform or detect_platform(), cache_url(args.url)
+    if not url:
+        print(f'error: no shared cache: pass {"--from" if args.cache_command == "fetch" else "--to"} URL '
+              f'(hf://datasets/ORG/REPO/PATH, file:///PATH, or a folder) or set {CACHE_ENV}', file=sys.stderr); return 2
+    try:
+        if args.cache_command == 'publish':
+            folder = args.folder or get_platform(platform).cache_dir()
+            for prefix, keys in publish_folder(folder, url).items(): print(f'{prefix}: {len(keys)} new entries published to {url}')
+            return 0
+        rows = [r for r in ResultStore(args.results).find(model_id=args.model, platform=platform) if r.get('compile_cache_keys')]
+        if args.compiler: rows = [r for r in rows if same_compiler(r, platform, args.compiler)]
+        rows.sort(key=lambda r: r['finished_at'] or r['started_at'], reverse=True)
+        local, keys, rep = fetch_model(args.model, url, platform, args.compiler, args.to, rows[0] if rows else None)
+    except CacheError as e:
+        print(f'error: {e}', file=sys.stderr); return 2 if str(e).startswith('refusing') else 1
+    print(f'{args.model}: {len(keys)} entries for {local.scope.describe()} from {url} into {local.root}')
+    print(rep.summary())
+    if rep.rejected: print('rejected entries were not used: the next check compiles those graphs again', file=sys.stderr)
+    return 1 if rep.rejected or rep.missing else 0
+
+def same_compiler(row:dict, platform:str, version:str) -> bool:
+    "Whether `row` was compiled by `version` of the platform's compiler."
+    from trn_compat.cache import same_version
+    from trn_compat.stack import compiler_of
+    return same_version(compiler_of(platform, row['versions'])[1], version)
+
+# %% ../nbs/11_cli.ipynb #e44a0a55
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command."
     args = parser().parse_args(argv)
@@ -253,7 +314,8 @@ def main(argv:list[str]|None=None) -> int:
             row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
                                         dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
                                         revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
-                                        cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id)
+                                        cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id,
+                                        cache=cache_url(args.cache))
         except (runner.RunInterrupted, KeyboardInterrupt) as e:
             print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
             return 130
@@ -266,6 +328,8 @@ def main(argv:list[str]|None=None) -> int:
         return results_command(args)
     if args.command == 'sweep':
         return sweep_command(args)
+    if args.command == 'cache':
+        return cache_command(args)
     if args.command == 'demo':
         print(f'Building tiny checkpoints and checking them on CPU; results in {args.results}/', flush=True)
         rows = runner.demo(args.results, args.models, compile_backend=args.compile_backend,

@@ -23,6 +23,7 @@ from pathlib import Path
 import trn_compat
 from . import check as check_module, platforms as platforms_module
 from .check import CheckParams, error_info
+from .cache import CacheError, CacheScope, LocalCache, RemoteCache
 from .compare import compare_tokens
 from .judge import Verdict, control_report, load_judge
 from .platforms import get_platform, meminfo_bytes
@@ -166,16 +167,18 @@ class CheckRecord:
                  cores:int|None=None, # cores to shard over; None: the plan decides
                  core_memory_gib:float|None=None, # pretend a core has this much memory (to plan small models onto many cores)
                  judge:str|None=None, # judge model for sharded checks; None: the default judge
+                 cache:str|None=None, # a shared compile cache (fsspec URL): fetch this model's graphs before, publish new ones after
                 ):
         self.params = CheckParams(model=model, revision=revision, task=task, platform=platform, dtype=dtype, timeout_s=timeout_s,
                                   compile_backend=compile_backend, max_new_tokens=max_new_tokens, trust_remote_code=trust_remote_code)
         self.cores, self.core_memory_gib, self.judge_model, self.store = cores, core_memory_gib, judge, ResultStore(results_dir)
-        self.ended, self.reference_result, self.judge_verdicts = False, None, None
+        self.ended, self.reference_result, self.judge_verdicts, self.cache_url = False, None, None, cache
         import transformers; transformers.utils.logging.disable_progress_bar()   # keep the evidence readable
         self.row = make_row(model_id=model, revision=revision, task=task, platform=platform, dtype=dtype, status='error',
                             cores=1, parallelism='single', tp_degree=1, ep_degree=1, versions=stack_versions(),
                             packages=pip_freeze(), instance_type=instance_type(), run_id=run_id or uuid.uuid4().hex,
-                            started_at=now(), compile_backend=self.params.backend(), prompt=self.params.prompt_text())
+                            started_at=now(), compile_backend=self.params.backend(), prompt=self.params.prompt_text(),
+                            compile_cache_remote=cache)
         self.row['notebook'] = str(self.notebook_path().relative_to(self.store.root))
 
     def notebook_path(self) -> Path:
@@ -236,9 +239,51 @@ class CheckRecord:
             stage, error = script_failure(run, timeout)
             return self.end('error', stage=stage, error=error)
         self.row.update({k: r.get(k) for k in ('prompt', 'generated_ids', 'generated_text', 'load_time_s', 'compile_time_s', 'decode_time_s',
-                                               'wall_time_s', 'compile_cache', 'compile_cache_dir', 'graphs_compiled', 'repeat_identical',
-                                               'peak_device_memory_bytes', 'peak_host_rss_bytes')})
+                                               'wall_time_s', 'compile_cache', 'compile_cache_dir', 'compile_cache_setting', 'graphs_compiled',
+                                               'repeat_identical', 'peak_device_memory_bytes', 'peak_host_rss_bytes')})
+        self.cache_entries = r.get('compile_cache_entries') or {}
         if r['status'] != 'ok': return self.end('error', stage=r['stage'], error=r['error'])
+
+    # The compile cache. Neither step can fail the check: a cache that cannot be read or written
+    # costs compile time, and the notebook says why.
+    def cache_scope(self) -> CacheScope:
+        "The scope of this check's compiled entries: its compiler and the platform's setting."
+        return CacheScope.local(self.params.platform, self.row['compile_cache_setting'])
+
+    def fetch_cache(self):
+        "Before the check: fetch the entries the shared cache records for this model, verified, into the local cache."
+        if self.ended: return print('Skipped: the check already ended.')
+        if not self.cache_url: return print('No shared compile cache (--cache URL): the check compiles whatever the local cache lacks.')
+        p, platform = self.params, get_platform(self.params.platform)
+        if p.backend() not in platform.cached_backends: return print(f'Compile backend {p.backend()!r} keeps no cache: nothing to fetch.')
+        try:
+            scope = self.cache_scope()
+            remote, local = RemoteCache(self.cache_url), LocalCache(platform.cache_dir(), scope)
+            keys = remote.model_keys(scope, p.model)
+            if not keys: return print(f'{self.cache_url} has no graphs of this model for {scope.describe()}: the check compiles them.')
+            rep = remote.fetch(local, keys)
+        except Exception as e:
+            return print(f'The shared cache could not be read ({type(e).__name__}: {e}): the check compiles without it.')
+        self.row.update(compile_cache_fetched=rep.fetched, compile_cache_rejected=[f'{k}: {v}' for k, v in rep.rejected.items()])
+        print(f'From {self.cache_url} ({scope.prefix}): {rep.summary()}.')
+        if rep.rejected: print('Rejected entries are not used: the check compiles those graphs afresh.')
+
+    def keep_cache(self):
+        "After the check: index the entries it used (their files, sizes, sha256) and publish the new ones."
+        entries = getattr(self, 'cache_entries', None)
+        if not entries: return print('No compiled entries recorded' + (f' (cache {self.row["compile_cache"]}).' if self.row['compile_cache'] else '.'))
+        platform = get_platform(self.params.platform)
+        local = LocalCache(self.row['compile_cache_dir'] or platform.cache_dir(), self.cache_scope())
+        keys = self.row['compile_cache_keys'] = local.record(self.params.model, entries, self.row['run_id'], self.row['compile_cache'])
+        files = sum(len(v) for v in entries.values())
+        print(f'Compile cache {self.row["compile_cache"]}: {len(keys)} entries ({files} files) in {local.root}, indexed for {local.scope.prefix}.')
+        if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
+            print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
+        if not self.cache_url: return
+        try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model])
+        except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
+        self.row['compile_cache_published'] = sent
+        print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already.' if len(keys) > len(sent) else '.'))
 
     @step('reference')
     def reference(self):

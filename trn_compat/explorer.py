@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from packaging.version import InvalidVersion, Version
 
+from .cache import fetch_command
 from .results import ResultStore, VersionPair
 from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
 
@@ -176,6 +177,9 @@ DETAIL = """<!doctype html><html><head><meta charset="utf-8"><title>{{ row.model
 {% if row.error %}<h2>Error</h2><p><b>{{ row.error.type }}</b>: {{ row.error.message }}</p>{% if row.error.traceback %}<pre id="traceback">{{ row.error.traceback }}</pre>{% endif %}{% endif %}
 {% if row.generated_text %}<h2>Generated text</h2><pre id="generated">{{ row.generated_text }}</pre>{% endif %}
 <h2>Compiled graphs</h2><p>{{ cache_text }}</p>
+{% if fetch %}<p>Fetch them into your compile cache (only with {{ pair.compiler }} {{ pair.compiler_version }}; another version is refused):
+<button onclick="navigator.clipboard.writeText(document.getElementById('fetch').textContent)">copy</button></p>
+<pre id="fetch">{{ fetch }}</pre>{% endif %}
 <h2>Re-run it</h2>
 {% if row.run_py %}<p><code>run_py</code>, the script that ran; it needs only torch and transformers:
 <button onclick="navigator.clipboard.writeText(document.getElementById('runpy').textContent)">copy</button>
@@ -248,6 +252,7 @@ def notebook_html(path:str, mtime_ns:int) -> str:
     return body
 
 def create_app(results:str|Path='results', # the result store to show
+               cache:str|None=None, # the shared compile cache whose fetch commands to show (None: each row's, if any)
               ):
     "The explorer: a read-only Starlette app over `results`."
     import jinja2
@@ -292,12 +297,14 @@ def create_app(results:str|Path='results', # the result store to show
                  ('revision', row['revision']), ('instance type', row['instance_type']), ('run id', row['run_id']),
                  ('finished', row['finished_at'])]
         cache = (f'Compiled with {row["compile_backend"]} by {pair.compiler} {pair.compiler_version}; compile cache {row["compile_cache"] or "not recorded"}'
-                 + (f' in {row["compile_cache_dir"]}' if row['compile_cache_dir'] else '') + '. A command that fetches these graphs from a shared '
-                 'cache is not available yet (the shared compile cache is not built).')
+                 + (f' in {row["compile_cache_dir"]}' if row['compile_cache_dir'] else '')
+                 + (f', {len(row["compile_cache_keys"])} entries recorded for {pair.platform}/{pair.compiler}-{pair.compiler_version}/{row["compile_cache_setting"]}.'
+                    if row['compile_cache_keys'] else '; the check recorded no cache entries, so there is nothing to fetch.'))
+        fetch = fetch_command(row, cache)
         command = f'trn-compat check {row["model_id"]} --platform {pair.platform} --dtype {row["dtype"]}' + (
             f' --task {row["task"]}' if row['task'] != 'text-generation' else '') + (f' --cores {row["cores"]}' if row['cores_forced'] else '')
         query = urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers, model=row['model_id'], task=row['task']))
-        return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache,
+        return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache, fetch=fetch,
                                             facts=[(k, v) for k, v in facts if v not in (None, '')], command=command, query=query,
                                             versions=list((row['versions'] or {}).items()), packages=row['packages'] or [],
                                             notebook=cat.notebook_file(row) is not None,

@@ -13,8 +13,9 @@ import torch
 
 # %% auto #0
 __all__ = ['TRN2_DEVICE_BYTES', 'TRN2_PHYSICAL_CORES', 'PLATFORMS', 'peak_rss', 'reset_peak_rss', 'cache_state',
-           'inductor_cache_counts', 'dir_entries', 'core_ids', 'Platform', 'meminfo_bytes', 'CpuPlatform',
-           'CudaPlatform', 'NeuronPlatform', 'get_platform']
+           'inductor_cache_counts', 'dir_entries', 'CacheTrace', 'cache_entry_key', 'is_temporary', 'entry_files',
+           'cache_entries', 'core_ids', 'Platform', 'meminfo_bytes', 'CpuPlatform', 'CudaPlatform', 'NeuronPlatform',
+           'get_platform']
 
 # %% ../nbs/01_platforms.ipynb #bbb4261a
 def peak_rss() -> int:
@@ -51,7 +52,73 @@ def dir_entries(path:str|Path|None, # cache folder
     if not path or not Path(path).is_dir(): return set()
     return {str(p.relative_to(path)) for p in Path(path).rglob('*') if p.is_file()}
 
-# %% ../nbs/01_platforms.ipynb #22a88e6e
+# %% ../nbs/01_platforms.ipynb #d9a1ec2d
+class CacheTrace:
+    "Paths under one folder that this process touches while a trace runs (a process-wide audit hook)."
+    root, seen, hooked = None, None, False
+    EVENTS = {'open': (0,), 'os.rename': (0, 1), 'os.listdir': (0,), 'os.scandir': (0,), 'import': (1,), 'ctypes.dlopen': (0,)}
+
+    @classmethod
+    def _hook(cls, event, args):
+        if cls.root is None or event not in cls.EVENTS: return
+        for i in cls.EVENTS[event]:
+            p = args[i] if i < len(args) else None
+            if isinstance(p, bytes): p = os.fsdecode(p)
+            if isinstance(p, os.PathLike): p = os.fspath(p)
+            if not isinstance(p, str): continue
+            p = os.path.abspath(p)
+            for r in cls.root:
+                if p.startswith(r): cls.seen.add(p[len(r):]); break
+
+    @classmethod
+    def start(cls, root:str):
+        "Start recording paths under `root` (one trace at a time per process)."
+        if not cls.hooked:
+            import sys; sys.addaudithook(cls._hook); cls.hooked = True
+        cls.seen = set()
+        cls.root = tuple({os.path.abspath(root) + os.sep, os.path.realpath(root) + os.sep})
+
+    @classmethod
+    def stop(cls) -> set[str]:
+        "Stop recording; the paths seen, relative to the root."
+        seen, cls.root, cls.seen = cls.seen or set(), None, None
+        return seen
+
+def cache_entry_key(rel:str, # a path relative to the cache folder
+                   ) -> str|None:
+    "The entry a cache path belongs to: a folder, or a kernel's `dir/stem`; None for loose files."
+    parts = rel.split('/')
+    if parts[0] == 'locks' and len(parts) == 2 and parts[1].endswith('.lock'):   # inductor locks a kernel while it builds or loads it
+        stem = parts[1][:-len('.lock')]
+        return f'{stem[1:3]}/{stem}' if len(stem) > 3 else None
+    if parts[0] in ('fxgraph', 'triton'): return '/'.join(parts[:3]) if len(parts) > 3 else None
+    if len(parts) > 2: return '/'.join(parts[:2])
+    if len(parts) == 2 and not parts[1].startswith('.'): return f'{parts[0]}/{parts[1].split(".")[0]}'
+    return None   # a loose file, or a hidden temporary one
+
+def is_temporary(name:str) -> bool:
+    "A file being written (inductor's `*.tmp`, a fetch's `*.part-*`), never part of an entry."
+    return name.endswith('.tmp') or '.part-' in name or name.endswith('.lock')
+
+def entry_files(root:str|Path, # the cache folder
+                key:str, # an entry key
+               ) -> list[str]:
+    "The files of entry `key` in `root`, relative to it: under its folder, or its kernel's `stem.*`."
+    root, top = Path(root), Path(root)/key
+    if top.is_dir():
+        return sorted(str(p.relative_to(root)) for p in top.rglob('*') if p.is_file() and not is_temporary(p.name))
+    if not top.parent.is_dir(): return []
+    return sorted(str(p.relative_to(root)) for p in top.parent.iterdir()
+                  if p.name.split('.')[0] == top.name and p.is_file() and not is_temporary(p.name))
+
+def cache_entries(root:str|Path, # the cache folder
+                  paths:set[str], # paths under it that a check touched
+                 ) -> dict[str, list[str]]:
+    "Group touched paths into entries: `{key: [files]}`, keeping only entries with files on disk."
+    keys = {k for k in map(cache_entry_key, paths) if k}
+    return {k: f for k in sorted(keys) if (f := entry_files(root, k))}
+
+# %% ../nbs/01_platforms.ipynb #f8f17422
 def core_ids(spec:str, # `0-3,6`: the form of NEURON_RT_VISIBLE_CORES, CUDA_VISIBLE_DEVICES or taskset
             ) -> list[int]:
     "Core ids named by `spec`; empty when it is empty or names devices another way (GPU UUIDs)."
@@ -62,7 +129,7 @@ def core_ids(spec:str, # `0-3,6`: the form of NEURON_RT_VISIBLE_CORES, CUDA_VISI
         ids += range(int(a), int(b or a) + 1)
     return ids
 
-# %% ../nbs/01_platforms.ipynb #bb66886c
+# %% ../nbs/01_platforms.ipynb #6f6529da
 class Platform:
     "Where a check runs: device, backends, cores, memory probes, pinning and compile cache."
     name = device = compile_backend = pg_backend = cache_env = pin_var = ''
@@ -87,17 +154,22 @@ class Platform:
         "Folder of the compile cache (the cache env var, else the backend's default)."
         return os.environ.get(self.cache_env) or self.default_cache_dir()
     def default_cache_dir(self) -> str|None: return None
+    def cache_setting(self) -> str:
+        "What else, besides the compiler version, a compiled entry is only valid for (the remote cache's third level)."
+        return 'default'
     def cache_begin(self, backend:str) -> object:
-        "A snapshot taken before compiling with `backend`, for `cache_end`."
-        return inductor_cache_counts() if backend == 'inductor' else None
-    def cache_end(self, backend:str, begin:object) -> str:
-        "`cold`, `warm` or `off` for compilation since `cache_begin`."
-        if backend != 'inductor' or begin is None: return 'off'
+        "Start watching the cache before compiling with `backend`; a snapshot for `cache_end`."
+        if backend not in self.cached_backends or not self.cache_dir(): return None
+        CacheTrace.start(self.cache_dir())
+        return inductor_cache_counts()
+    def cache_end(self, backend:str, begin:object) -> tuple[str, dict[str, list[str]]]:
+        "`cold`, `warm` or `off` for compilation since `cache_begin`, and the entries it used: `{key: [files]}`."
+        if begin is None: return 'off', {}
         hits, misses = inductor_cache_counts()
-        return cache_state(hits - begin[0], misses - begin[1])
+        return cache_state(hits - begin[0], misses - begin[1]), cache_entries(self.cache_dir(), CacheTrace.stop())
     def __repr__(self): return f'<Platform {self.name}: device={self.device!r} backend={self.compile_backend!r}>'
 
-# %% ../nbs/01_platforms.ipynb #f8f17422
+# %% ../nbs/01_platforms.ipynb #7a97f76e
 def meminfo_bytes(field:str='MemTotal', # a field of /proc/meminfo
                  ) -> int:
     "A /proc/meminfo field in bytes."
@@ -116,8 +188,13 @@ class CpuPlatform(Platform):
     def default_cache_dir(self):
         from torch._inductor.runtime.cache_dir_utils import cache_dir
         return cache_dir()
+    def cache_setting(self):
+        "The vector ISA inductor builds C++ kernels for, and the Python they are built against."
+        import sys
+        from torch._inductor.cpu_vec_isa import pick_vec_isa
+        return f'{str(pick_vec_isa()).replace(" ", "+") or "novec"}-cp{sys.version_info.major}{sys.version_info.minor}'
 
-# %% ../nbs/01_platforms.ipynb #6c5b7447
+# %% ../nbs/01_platforms.ipynb #a81c9710
 class CudaPlatform(Platform):
     "NVIDIA GPUs: each core is a GPU."
     name, device, compile_backend, pg_backend, cache_env = 'cuda', 'cuda', 'inductor', 'nccl', 'TORCHINDUCTOR_CACHE_DIR'
@@ -132,8 +209,13 @@ class CudaPlatform(Platform):
     def reset_peak_memory(self): reset_peak_rss(); torch.cuda.reset_peak_memory_stats()
     def peak_memory(self): self.synchronize(); return torch.cuda.max_memory_allocated()
     default_cache_dir = CpuPlatform.default_cache_dir
+    def cache_setting(self):
+        "The GPU architecture Triton builds for, and the Python of the wrappers."
+        import sys
+        major, minor = torch.cuda.get_device_capability(0)
+        return f'sm{major}{minor}-cp{sys.version_info.major}{sys.version_info.minor}'
 
-# %% ../nbs/01_platforms.ipynb #48fa6c2f
+# %% ../nbs/01_platforms.ipynb #5c2e4973
 TRN2_DEVICE_BYTES, TRN2_PHYSICAL_CORES = 96 * 2**30, 8
 
 class NeuronPlatform(Platform):
@@ -158,13 +240,20 @@ class NeuronPlatform(Platform):
     def reset_peak_memory(self): reset_peak_rss(); self.runtime().reset_peak_memory_stats()
     def peak_memory(self): self.synchronize(); return self.runtime().max_memory_allocated()
     def default_cache_dir(self): return '/tmp/neff_cache'  # torch-neuronx's default when the variable is unset
-    def cache_begin(self, backend): return dir_entries(self.cache_dir()) if backend == 'neuron' else None
+    def cache_setting(self): return f'lnc{self.lnc()}'   # a NEFF is built for one logical-core setting
+    def cache_begin(self, backend):
+        if backend not in self.cached_backends: return None
+        CacheTrace.start(self.cache_dir())
+        return dir_entries(self.cache_dir())
     def cache_end(self, backend, begin):
-        if begin is None: return 'off'
+        """Entries are the NEFF folders the check added (neuronx-cc writes them from its own process) or read
+        from Python. Not yet run on a trn2: if the runtime reads a cached NEFF from C++ only, a warm check
+        names no entries (it is still `warm`: nothing was added)."""
+        if begin is None: return 'off', {}
         added = dir_entries(self.cache_dir()) - begin
-        return cache_state(hits=0 if added else 1, misses=len(added))
+        return cache_state(hits=0 if added else 1, misses=len(added)), cache_entries(self.cache_dir(), CacheTrace.stop() | added)
 
-# %% ../nbs/01_platforms.ipynb #be820421
+# %% ../nbs/01_platforms.ipynb #5c284490
 PLATFORMS = {'cpu': CpuPlatform, 'cuda': CudaPlatform, 'neuron': NeuronPlatform}
 
 def get_platform(name:str, # `neuron`, `cuda` or `cpu`

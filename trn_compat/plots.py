@@ -83,14 +83,17 @@ def save_plots(cat:Catalog, out:str|Path, platform:str='cpu', models:list[str]|N
 def lookup(cat:Catalog, name:str, # any part of a model id, any case
            compiler:str|None=None, # only this compiler version
            transformers:str|None=None, # only this transformers version
+           cache:str|None=None, # the shared compile cache, for the fetch commands (None: each row's, if any)
           ) -> list[dict]:
-    "Rows whose model id contains `name`, in every matching version pair, newest pair first."
+    "Rows whose model id contains `name`, in every matching version pair, newest pair first, each with its fetch command."
+    from trn_compat.cache import fetch_command
     out = []
     for p in reversed(cat.pairs()):
         if compiler not in (None, p.compiler_version) or transformers not in (None, p.transformers): continue
         for r in cat.search(p, name):
             out.append({k: v for k, v in r.items() if not k.startswith('_')} | dict(platform=p.platform, compiler=p.compiler,
-                       compiler_version=p.compiler_version, transformers=p.transformers))
+                       compiler_version=p.compiler_version, transformers=p.transformers,
+                       fetch_command=fetch_command(cat.row(p, r['model_id'], r['task']) or {}, cache)))
     return out
 
 def lookup_table(rows:list[dict]) -> str:
@@ -101,7 +104,9 @@ def lookup_table(rows:list[dict]) -> str:
                        f'{r["cores"] or ""} {r["parallelism"] or ""}'.strip(), fmt_s(r['wall_time_s']), fmt_bytes(r['peak_device_memory_bytes']))
                       for r in rows]
     w = [max(len(str(c[i])) for c in cells) for i in range(len(head))]
-    return '\n'.join('  '.join(str(c).ljust(x) for c, x in zip(row, w)).rstrip() for row in cells)
+    table = '\n'.join('  '.join(str(c).ljust(x) for c, x in zip(row, w)).rstrip() for row in cells)
+    fetch = [f'  {r["fetch_command"]}' for r in rows if r.get('fetch_command')]
+    return table + ('\n\nfetch the compiled graphs (each only with the compiler version named):\n' + '\n'.join(fetch) if fetch else '')
 
 # %% ../nbs/15_plots.ipynb #5fb0009e
 RANK = {'pass': 0, 'skip': 1, 'fail': 2, 'error': 3}

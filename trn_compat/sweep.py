@@ -101,7 +101,7 @@ def prepare(entry:ViewEntry, # a view entry
     return Job(entry, max(1, cores))
 
 # %% ../nbs/13_sweep.ipynb #00d466c2
-CHECK_OPTIONS = ('dtype', 'compile_backend', 'max_new_tokens', 'revision', 'cores', 'core_memory_gib', 'judge', 'trust_remote_code')
+CHECK_OPTIONS = ('dtype', 'compile_backend', 'max_new_tokens', 'revision', 'cores', 'core_memory_gib', 'judge', 'trust_remote_code', 'cache')
 
 def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params:dict) -> list[str]:
     "The `trn-compat check` command line of a job."
