@@ -196,9 +196,10 @@ class RemoteCache:
             try: m = self.read_json(self.manifest_path(local.scope, key))
             except (ValueError, UnicodeDecodeError) as e: rep.rejected[key] = f'its manifest is not JSON ({e})'; continue
             if m is None: rep.missing.append(key); continue
+            files = rep.files
             why = self.fetch_entry(local, key, m, rep)
             if why: rep.rejected[key] = why
-            else: rep.fetched.append(key)
+            else: (rep.fetched if rep.files > files else rep.present).append(key)   # every file was already here: present
         return rep
 
     def fetch_entry(self, local:LocalCache, key:str, m:dict, rep:FetchReport) -> str|None:
@@ -236,9 +237,10 @@ class RemoteCache:
     def publish(self, local:LocalCache, # the local cache and scope
                 keys:list[str]|None=None, # which entries (None: every indexed one)
                 models:list[str]|None=None, # model records to publish (None: every indexed one)
+                repair:list[str]=(), # entries the remote has but a fetch rejected: replaced by the good local ones
                ) -> list[str]:
         "Upload the entries the remote lacks (files, then manifests) and the model records; the keys uploaded."
-        there = self.keys(local.scope)
+        there = self.keys(local.scope) - set(repair)
         uploads, manifests = [], []
         for key in (local.keys() if keys is None else keys):
             m = local.manifest(key)
@@ -272,7 +274,7 @@ class RemoteCache:
                 tmp = f'{dst}.part-{uuid.uuid4().hex[:8]}'
                 self.fs.put_file(str(src), tmp); self.fs.mv(tmp, dst)
 
-# %% ../nbs/17_cache.ipynb #f0e87672
+# %% ../nbs/17_cache.ipynb #235d7d73
 def refuse_other_compiler(scope:CacheScope, # this machine's
                           version:str, # the version asked for
                          ):

@@ -280,10 +280,13 @@ class CheckRecord:
         if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
             print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
         if not self.cache_url: return
-        try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model])
+        rejected = [x.split(': ', 1)[0] for x in self.row['compile_cache_rejected'] or []]
+        try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model], repair=[k for k in rejected if k in keys])
         except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
         self.row['compile_cache_published'] = sent
-        print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already.' if len(keys) > len(sent) else '.'))
+        fixed = [k for k in sent if k in rejected]
+        print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already' if len(keys) > len(sent) else '')
+              + (f'; {len(fixed)} rejected remote entries replaced by the ones compiled here.' if fixed else '.'))
 
     @step('reference')
     def reference(self):

@@ -296,7 +296,7 @@ def create_app(results:str|Path='results', # the result store to show
                  ('judge', f'{row["judge_model"]}: score {row["judge_score"]}' if row['judge_model'] else None),
                  ('revision', row['revision']), ('instance type', row['instance_type']), ('run id', row['run_id']),
                  ('finished', row['finished_at'])]
-        cache = (f'Compiled with {row["compile_backend"]} by {pair.compiler} {pair.compiler_version}; compile cache {row["compile_cache"] or "not recorded"}'
+        cache_text = (f'Compiled with {row["compile_backend"]} by {pair.compiler} {pair.compiler_version}; compile cache {row["compile_cache"] or "not recorded"}'
                  + (f' in {row["compile_cache_dir"]}' if row['compile_cache_dir'] else '')
                  + (f', {len(row["compile_cache_keys"])} entries recorded for {pair.platform}/{pair.compiler}-{pair.compiler_version}/{row["compile_cache_setting"]}.'
                     if row['compile_cache_keys'] else '; the check recorded no cache entries, so there is nothing to fetch.'))
@@ -304,7 +304,7 @@ def create_app(results:str|Path='results', # the result store to show
         command = f'trn-compat check {row["model_id"]} --platform {pair.platform} --dtype {row["dtype"]}' + (
             f' --task {row["task"]}' if row['task'] != 'text-generation' else '') + (f' --cores {row["cores"]}' if row['cores_forced'] else '')
         query = urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers, model=row['model_id'], task=row['task']))
-        return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache, fetch=fetch,
+        return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache_text, fetch=fetch,
                                             facts=[(k, v) for k, v in facts if v not in (None, '')], command=command, query=query,
                                             versions=list((row['versions'] or {}).items()), packages=row['packages'] or [],
                                             notebook=cat.notebook_file(row) is not None,
