@@ -262,16 +262,17 @@ class RemoteCache:
         "Copy files to the remote; manifests only after every file is there."
         if not files and not last: return
         from huggingface_hub import HfFileSystem
-        if isinstance(self.fs, HfFileSystem):                  # one commit: a reader sees all of it or none
-            from huggingface_hub import CommitOperationAdd, HfApi
-            r = self.fs.resolve_path(self.base)
+        if isinstance(self.fs, HfFileSystem) and getattr(r := self.fs.resolve_path(self.base), 'repo_id', None):
+            from huggingface_hub import CommitOperationAdd, HfApi   # a Hub repo: one commit, a reader sees all of it or none
             ops = [CommitOperationAdd(path_in_repo=self.fs.resolve_path(dst).path_in_repo, path_or_fileobj=str(src)) for src, dst in files + last]
             HfApi(token=self.fs.token).create_commit(r.repo_id, ops, commit_message=message, repo_type=r.repo_type, revision=r.revision)
             return
-        for group in (files, last):
+        local = 'file' in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+        for group in (files, last):                             # object stores and Hub buckets write each object whole
             for src, dst in group:
+                if not local: self.fs.put_file(str(src), dst); continue
                 self.fs.makedirs(dst.rsplit('/', 1)[0], exist_ok=True)
-                tmp = f'{dst}.part-{uuid.uuid4().hex[:8]}'
+                tmp = f'{dst}.part-{uuid.uuid4().hex[:8]}'      # a folder: written beside, then renamed
                 self.fs.put_file(str(src), tmp); self.fs.mv(tmp, dst)
 
 # %% ../nbs/17_cache.ipynb #235d7d73
