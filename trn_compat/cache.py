@@ -280,6 +280,8 @@ def refuse_other_compiler(scope:CacheScope, # this machine's
                           version:str, # the version asked for
                          ):
     "Raise a `CacheError` unless `version` is this machine's compiler."
+    if scope.compiler_version == 'absent':
+        raise CacheError(f'refusing: {scope.compiler} is not installed here, so no graph it built ({version}) can be used on this machine')
     if not same_version(version, scope.compiler_version):
         raise CacheError(f'refusing: graphs built by {scope.compiler} {version} cannot be used here: this machine compiles with '
                          f'{scope.compiler} {scope.compiler_version}, and a compiled graph is only valid for the compiler version that '
