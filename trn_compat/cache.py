@@ -13,12 +13,12 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .results import slug
+from .results import slug, write_json_atomic
 from .stack import compiler_of, stack_versions
 
 # %% auto #0
-__all__ = ['INDEX', 'CacheScope', 'same_version', 'sha256_file', 'write_json_atomic', 'safe_relpath', 'LocalCache', 'CacheError',
-           'FetchReport', 'RemoteCache', 'refuse_other_compiler', 'fetch_model', 'publish_folder', 'fetch_command']
+__all__ = ['INDEX', 'CacheScope', 'same_version', 'sha256_file', 'safe_relpath', 'LocalCache', 'CacheError', 'FetchReport',
+           'RemoteCache', 'refuse_other_compiler', 'fetch_model', 'publish_folder', 'fetch_command']
 
 # %% ../nbs/17_cache.ipynb #b1f8f27d
 @dataclass(frozen=True)
@@ -65,12 +65,6 @@ def sha256_file(path:str|Path) -> str:
     with open(path, 'rb') as f:
         for block in iter(lambda: f.read(2**20), b''): h.update(block)
     return h.hexdigest()
-
-def write_json_atomic(path:Path, obj:dict):
-    "Write `obj` as JSON to `path` through a temporary file and a rename."
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f'{path.name}.part-{uuid.uuid4().hex[:8]}')
-    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True)); os.replace(tmp, path)
 
 def safe_relpath(rel:str) -> bool:
     "Whether `rel` stays inside the folder it is relative to (a manifest from elsewhere is not trusted)."

@@ -21,7 +21,7 @@ from .stack import STACK_PACKAGES
 
 # %% auto #0
 __all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform',
-           'ResultStore', 'reuse_key', 'ReuseStore']
+           'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
@@ -153,6 +153,16 @@ class ResultStore:
         return out
 
 # %% ../nbs/05_results.ipynb #ba28cb70
+def write_json_atomic(path:Path, # where the JSON goes
+                      obj:dict, # what to write
+                     ) -> Path:
+    "Write `obj` as JSON to `path` through a temporary file and a rename: a reader sees the old file or the new one."
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=True, default=str))
+    os.replace(tmp, path)
+    return path
+
 def reuse_key(**parts) -> str:
     "A hash of what decides a reusable result."
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
@@ -171,9 +181,4 @@ class ReuseStore:
 
     def put(self, kind:str, value:dict, **parts) -> Path:
         "Save `value` as the result for `parts` (temporary file, then rename)."
-        path = self.path(kind, reuse_key(**parts))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
-        tmp.write_text(json.dumps(value, default=str))
-        os.replace(tmp, path)
-        return path
+        return write_json_atomic(self.path(kind, reuse_key(**parts)), value)
