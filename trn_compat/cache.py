@@ -188,7 +188,7 @@ class RemoteCache:
             have = local.manifest(key)
             if have and local.complete(have): rep.present.append(key); continue
             try: m = self.read_json(self.manifest_path(local.scope, key))
-            except (ValueError, UnicodeDecodeError) as e: rep.rejected[key] = f'its manifest is not JSON ({e})'; continue
+            except ValueError as e: rep.rejected[key] = f'its manifest is not JSON ({e})'; continue   # UnicodeDecodeError too
             if m is None: rep.missing.append(key); continue
             files = rep.files
             why = self.fetch_entry(local, key, m, rep)
@@ -235,19 +235,19 @@ class RemoteCache:
                ) -> list[str]:
         "Upload the entries the remote lacks (files, then manifests) and the model records; the keys uploaded."
         there = self.keys(local.scope) - set(repair)
-        uploads, manifests = [], []
+        uploads, manifests, sent = [], [], []
         for key in (local.keys() if keys is None else keys):
             m = local.manifest(key)
             if key in there or m is None: continue
             if any(not (local.root/rel).is_file() or sha256_file(local.root/rel) != f['sha256'] for rel, f in m['files'].items()):
                 continue                                         # changed or gone since it was indexed: not published
             uploads += [(local.root/rel, self.path(local.scope, 'files', rel)) for rel in m['files']]
-            manifests.append((local.manifest_path(key), self.manifest_path(local.scope, key)))
+            manifests.append((local.manifest_path(key), self.manifest_path(local.scope, key))); sent.append(key)
         if models is None: models = [p for p in (local.index/'models').glob('*.json')] if (local.index/'models').is_dir() else []
         else: models = [local.model_path(x) for x in models if local.model_path(x).exists()]
         records = [(p, self.path(local.scope, 'models', p.name)) for p in models]
         self.upload(uploads, manifests + records, f'trn-compat: {len(manifests)} compiled entries for {local.scope.describe()}')
-        return [m['key'] for m in (json.loads(p.read_text()) for p, _ in manifests)]
+        return sent
 
     def upload(self, files:list[tuple[Path, str]], # compiled files: (local, remote)
                last:list[tuple[Path, str]], # manifests and records, written after the files

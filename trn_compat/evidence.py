@@ -23,7 +23,7 @@ from pathlib import Path
 import trn_compat
 from . import check as check_module, platforms as platforms_module
 from .check import CheckParams, error_info
-from .cache import CacheError, CacheScope, LocalCache, RemoteCache
+from .cache import CacheScope, FetchReport, LocalCache, RemoteCache
 from .compare import compare_tokens
 from .judge import Verdict, control_report, load_judge
 from .platforms import get_platform, meminfo_bytes
@@ -173,6 +173,7 @@ class CheckRecord:
                                   compile_backend=compile_backend, max_new_tokens=max_new_tokens, trust_remote_code=trust_remote_code)
         self.cores, self.core_memory_gib, self.judge_model, self.store = cores, core_memory_gib, judge, ResultStore(results_dir)
         self.ended, self.reference_result, self.judge_verdicts, self.cache_url = False, None, None, cache
+        self.cache_entries, self.cache_fetch = {}, FetchReport()   # what the check used; what the shared cache gave
         import transformers; transformers.utils.logging.disable_progress_bar()   # keep the evidence readable
         self.row = make_row(model_id=model, revision=revision, task=task, platform=platform, dtype=dtype, status='error',
                             cores=1, parallelism='single', tp_degree=1, ep_degree=1, versions=stack_versions(),
@@ -264,13 +265,14 @@ class CheckRecord:
             rep = remote.fetch(local, keys)
         except Exception as e:
             return print(f'The shared cache could not be read ({type(e).__name__}: {e}): the check compiles without it.')
+        self.cache_fetch = rep
         self.row.update(compile_cache_fetched=rep.fetched, compile_cache_rejected=[f'{k}: {v}' for k, v in rep.rejected.items()])
         print(f'From {self.cache_url} ({scope.prefix}): {rep.summary()}.')
         if rep.rejected: print('Rejected entries are not used: the check compiles those graphs afresh.')
 
     def keep_cache(self):
         "After the check: index the entries it used (their files, sizes, sha256) and publish the new ones."
-        entries = getattr(self, 'cache_entries', None)
+        entries = self.cache_entries
         if not entries: return print('No compiled entries recorded' + (f' (cache {self.row["compile_cache"]}).' if self.row['compile_cache'] else '.'))
         platform = get_platform(self.params.platform)
         local = LocalCache(self.row['compile_cache_dir'] or platform.cache_dir(), self.cache_scope())
@@ -280,7 +282,7 @@ class CheckRecord:
         if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
             print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
         if not self.cache_url: return
-        rejected = [x.split(': ', 1)[0] for x in self.row['compile_cache_rejected'] or []]
+        rejected = list(self.cache_fetch.rejected)
         try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model], repair=[k for k in rejected if k in keys])
         except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
         self.row['compile_cache_published'] = sent
