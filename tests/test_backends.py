@@ -1,6 +1,11 @@
 """A compiler that corrupts logits fails with the step of the first divergence; one that raises is an
-error at stage compile. Both through the real CLI and papermill."""
+error at stage compile (both through the real CLI and papermill). A compiler that is right for a few
+decode steps and then takes a token the reference ranks far down fails at exactly that step, for
+every step it may start at."""
+from compile_backends import STEPS
 from conftest import cli, rows
+from trn_compat.check import CheckParams, run_check, run_reference
+from trn_compat.compare import compare_steps
 
 
 def test_corrupting_backend_fails_at_first_decode_step(models, tmp_path):
@@ -13,6 +18,7 @@ def test_corrupting_backend_fails_at_first_decode_step(models, tmp_path):
     assert row['first_divergence'] == 1
     assert row['generated_ids'][:1] == row['reference_ids'][:1] and row['generated_ids'][1] != row['reference_ids'][1]
     assert row['ref_margin'] > 0 and 'first divergence at step 1' in res.stdout
+    assert (row['mismatch_step'], row['excused_steps']) == (1, 0) and 'mismatch at step 1' in res.stdout
 
 
 def test_raising_backend_is_a_compile_error(models, tmp_path):
@@ -32,3 +38,17 @@ def test_dead_kernel_still_leaves_a_row_and_the_notebook(models, tmp_path):
     assert (row['status'], row['stage'], row['error']['type']) == ('error', 'killed', 'CheckKilled')
     assert 'DeadKernelError' in row['error']['message'] or 'kernel' in row['error']['message'].lower()
     assert (tmp_path/row['notebook']).exists() and not list(tmp_path.rglob('.*partial*'))
+
+
+def test_a_wrong_token_from_any_decode_step_fails(models, monkeypatch):
+    "Steps before k are the compiler's honest work; from k on it promotes the token ranked 100th. bf16, where ties are common."
+    model = str(models('llama'))
+    for k in range(1, STEPS + 1):
+        monkeypatch.setenv('TRN_COMPAT_TEST_WRONG_FROM', str(k))
+        dev = run_check(CheckParams(model, compile_backend='compile_backends:wrong_from_step'))
+        assert dev['status'] == 'ok' and dev['repeat_ids'] == dev['generated_ids'], dev['error']
+        ref = run_reference(CheckParams(model), score=[dev['generated_ids']], generate=False)
+        c = compare_steps(dev['generated_ids'], ref['scored'][0]['steps'], 'bfloat16')
+        assert (c.status, c.match) == ('fail', 'mismatch'), (k, c.explain())
+        assert c.mismatch['step'] == k, (k, c.explain())
+        assert c.mismatch['margin'] > 10 * c.mismatch['tolerance'], c.explain()    # far down the reference's ranking

@@ -1,13 +1,19 @@
 """Sharded checks on CPU: tiny Llama, Qwen3 and LLaVA with tensor parallelism over 2 workers and a tiny
 Qwen3-MoE with expert (and tensor) parallelism give the tokens of their one-process run and a pass row
-with the right parallelism; SmolLM2 on 3 cores passes through the judge and a logits-corrupting compiler
-fails through it; a killed and a hung worker end in error rows within the timeout and leave no process."""
+with the right parallelism; SmolLM2 on 3 cores passes through the judge, and a compiler that goes wrong
+after 8 good decode steps fails through both the judge and the CPU comparison; on a tiny Llama over 2
+workers, one that goes wrong at the first or the last decode step fails at that step; a killed and a
+hung worker end in error rows within the timeout and leave no process."""
 import time
+from pathlib import Path
 
 import psutil
 import pytest
 
+from compile_backends import STEPS
 from conftest import cli, rows
+from trn_compat.check import CheckParams, run_reference, run_sharded
+from trn_compat.compare import compare_steps
 from trn_compat.runner import run_processes
 
 TINY = [  # arch, task, how the two cores are asked for, expected parallelism, tp, ep
@@ -51,13 +57,28 @@ def test_smollm2_three_cores_through_the_judge(smollm2, tmp_path):
     assert (row['status'], row['criterion'], row['cores'], row['parallelism'], row['tp_degree']) == ('pass', 'judge+cpu-match', 3, 'tp', 3)
     assert row['judge_score'] > 0 and row['judge_model'].startswith('SmolLM2-135M') and row['judge_prompt_sha']
 
-    res = cli('check', smollm2, '--platform', 'cpu', '--cores', '3', '--compile-backend', 'compile_backends:corrupt_logits',
-              '--results', tmp_path/'bad')
+    # right for 8 decode steps, then the token its logits rank 100th: both criteria say no, each on its own
+    res = cli('check', smollm2, '--platform', 'cpu', '--cores', '3', '--compile-backend', 'compile_backends:wrong_from_step',
+              '--results', tmp_path/'bad', env={'TRN_COMPAT_TEST_WRONG_FROM': '9'})
     assert res.returncode == 1, res.stdout + res.stderr
     (row,) = rows(tmp_path/'bad')
-    assert (row['status'], row['criterion']) == ('fail', 'judge+cpu-match')
+    assert (row['status'], row['criterion'], row['match'], row['mismatch_step']) == ('fail', 'judge+cpu-match', 'mismatch', 9)
     assert row['judge_score'] < 0          # the judge itself says no: not only the token comparison
     assert 'judge' in res.stdout
+
+
+@pytest.mark.parametrize('k', [1, STEPS])
+def test_sharded_wrong_token_fails_at_its_step(models, monkeypatch, k):
+    "Two TP workers whose compiler promotes the 100th-ranked token from step k: the teacher-forced reference fails it at k."
+    monkeypatch.setenv('TRN_COMPAT_TEST_WRONG_FROM', str(k))
+    monkeypatch.setenv('PYTHONPATH', str(Path(__file__).parent))     # the workers import the backend
+    p = CheckParams(str(models('llama')), dtype='float32', compile_backend='compile_backends:wrong_from_step', cores=2, tp_degree=2)
+    dev = run_sharded(p)
+    assert dev['status'] == 'ok' and dev['ranks'] == 2, dev['error']
+    ref = run_reference(p, score=[dev['generated_ids']], generate=False)
+    c = compare_steps(dev['generated_ids'], ref['scored'][0]['steps'], 'float32')
+    assert (c.status, c.match, c.excused) == ('fail', 'mismatch', []), c.explain()
+    assert c.mismatch['step'] == k, c.explain()
 
 
 def leftovers():

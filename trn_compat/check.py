@@ -9,6 +9,7 @@ import argparse
 import fnmatch
 import importlib
 import json
+import math
 import os
 import re
 import shutil
@@ -27,9 +28,10 @@ from .platforms import CacheTrace, get_platform, peak_rss
 # %% auto #0
 __all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'CheckParams', 'resolve_backend', 'fixed_image', 'build_inputs', 'load_model',
            'tokenizer_of', 'generation_kwargs', 'timed_generate', 'failed_stage', 'error_info', 'compiled_graph_count',
-           'NotCompiled', 'exhaust_memory', 'failpoint', 'announce', 'init_rank', 'run_check', 'run_reference',
-           'exploding_backend', 'free_port', 'worker_command', 'param_args', 'die_with_parent', 'last_stage',
-           'read_text', 'sharded_failure', 'run_sharded', 'write_json', 'main']
+           'NotCompiled', 'exhaust_memory', 'failpoint', 'announce', 'init_rank', 'run_check', 'ForcedTokens',
+           'teacher_forced', 'step_scores', 'run_reference', 'exploding_backend', 'free_port', 'worker_command',
+           'param_args', 'die_with_parent', 'last_stage', 'read_text', 'sharded_failure', 'run_sharded', 'write_json',
+           'main']
 
 # %% ../nbs/03_check.ipynb #2b2d110f
 PROMPTS = {'text-generation': 'Write one sentence about the sea.',
@@ -243,7 +245,8 @@ def run_check(p:CheckParams, # the check
         r['peak_device_memory_bytes'], r['peak_host_rss_bytes'] = platform.peak_memory(), peak_rss()
         stage = 'generate'; announce(stage, p.model)
         again, steady, _ = timed_generate(model, inputs, kw, platform)
-        r.update(generated_ids=ids, generated_text=tok.decode(ids, skip_special_tokens=True), repeat_identical=again == ids,
+        r.update(generated_ids=ids, generated_text=tok.decode(ids, skip_special_tokens=True), repeat_ids=again,
+                 repeat_text=tok.decode(again, skip_special_tokens=True), repeat_identical=again == ids,
                  decode_time_s=steady, compile_time_s=max(0.0, first - steady), wall_time_s=r['load_time_s'] + first)
     except Exception as e:
         r.update(status='error', stage=stage, error=error_info(e))
@@ -254,11 +257,47 @@ def run_check(p:CheckParams, # the check
     return r
 
 # %% ../nbs/03_check.ipynb #2953130a
+class ForcedTokens(transformers.LogitsProcessor):
+    "Record the scores greedy search compares at each step, then force the next token of `ids` (teacher forcing)."
+    def __init__(self, ids:list[int], # the tokens to force, one per step
+                 prompt_len:int, # length of the input before the first generated token
+                ):
+        self.ids, self.prompt_len, self.scores = ids, prompt_len, []
+
+    def __call__(self, input_ids, scores):
+        step = input_ids.shape[1] - self.prompt_len
+        self.scores.append(scores[0].float().clone())
+        if step >= len(self.ids): return scores
+        forced = torch.full_like(scores, -math.inf)
+        forced[:, self.ids[step]] = 0
+        return forced
+
+def teacher_forced(model, inputs:dict, kw:dict, # the model, its inputs and the generate arguments of the reference
+                   ids:list[int], # the sequence to score
+                  ) -> list:
+    "The score vector greedy search compares at each step, the prefix being `ids` (an eager `generate` that forces them)."
+    forced = ForcedTokens(ids, inputs['input_ids'].shape[1])
+    model.generate(**inputs, **(kw | dict(max_new_tokens=len(ids), min_new_tokens=len(ids))),
+                   logits_processor=transformers.LogitsProcessorList([forced]))
+    return forced.scores
+
+def step_scores(scores:list, # the score vector at each step
+                ids:list[int], # the token taken at each step
+                tok, # the tokenizer, to show tokens as text
+               ) -> dict:
+    "Per step: the taken token and its score, the top-1 token and score, the top-2 score; tokens also as text."
+    top = [torch.topk(s.float(), 2) for s in scores]
+    return dict(tokens=list(ids), token_scores=[float(s[i]) for s, i in zip(scores, ids)],
+                top1_ids=[int(t.indices[0]) for t in top], top1=[float(t.values[0]) for t in top], top2=[float(t.values[1]) for t in top],
+                token_texts=[tok.decode([i]) for i in ids], top1_texts=[tok.decode([int(t.indices[0])]) for t in top])
+
 def run_reference(p:CheckParams, # the check whose reference this is
+                  score:list[list[int]]|None=None, # device sequences to score, teacher-forced
+                  generate:bool=True, # also generate the reference's own tokens
                  ) -> dict:
-    "Eager CPU generation of the same checkpoint in the same dtype, with per-step top-1/top-2 margins."
+    "Eager CPU run of the same checkpoint and dtype: its own greedy tokens, and the step scores of each sequence in `score`."
     p = replace(p, cores=1, tp_degree=1, ep_degree=1)   # the reference is one process, whatever the check's plan
-    r = dict(status='ok', stage='reference', error=None, platform='cpu', device='cpu', compile_backend=None)
+    r = dict(status='ok', stage='reference', error=None, platform='cpu', device='cpu', compile_backend=None, scored=[])
     try:
         announce('reference', p.model)
         torch.manual_seed(0)
@@ -266,12 +305,16 @@ def run_reference(p:CheckParams, # the check whose reference this is
         model, proc = load_model(p, 'cpu')
         tok = tokenizer_of(proc)
         inputs, r['prompt'] = build_inputs(proc, p, 'cpu', model.dtype)
-        kw = generation_kwargs(p, tok, None) | dict(output_scores=True, return_dict_in_generate=True)
-        ids, dt, out = timed_generate(model, inputs, kw, get_platform('cpu'))
-        top = [torch.topk(s[0].float(), 2).values for s in out.scores]
-        r.update(stage=None, generated_ids=ids, generated_text=tok.decode(ids, skip_special_tokens=True),
-                 ref_margins=[float(t[0] - t[1]) for t in top], ref_top1=[float(t[0]) for t in top],
-                 wall_time_s=time.perf_counter() - t0, dtype=str(model.dtype).removeprefix('torch.'))
+        kw = generation_kwargs(p, tok, None)
+        if generate:
+            ids, _, out = timed_generate(model, inputs, kw | dict(output_scores=True, return_dict_in_generate=True), get_platform('cpu'))
+            r.update(generated_ids=ids, generated_text=tok.decode(ids, skip_special_tokens=True),
+                     steps=step_scores([s[0] for s in out.scores], ids, tok), wall_time_s=time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        for ids in score or []:   # a sequence the reference generated itself is scored already
+            steps = r['steps'] if ids == r.get('generated_ids') else step_scores(teacher_forced(model, inputs, kw, ids), ids, tok)
+            r['scored'].append(dict(ids=list(ids), text=tok.decode(ids, skip_special_tokens=True), steps=steps))
+        r.update(stage=None, score_time_s=time.perf_counter() - t1, dtype=str(model.dtype).removeprefix('torch.'))
     except Exception as e:
         r.update(status='error', error=error_info(e))
     return r
@@ -367,9 +410,10 @@ def run_sharded(p:CheckParams, # the check, with p.cores > 1
             time.sleep(poll_s)
         results = [json.loads(read_text(os.path.join(d, f'rank{r}.json'))) for r in range(p.cores)]
         r = results[0]
-        if len({json.dumps(x.get('generated_ids')) for x in results}) > 1:
-            return sharded_failure('generate', 'RanksDisagree', 'the ranks generated different tokens: '
-                                   + '; '.join(f'rank {i}: {x.get("generated_ids")}' for i, x in enumerate(results)), '')
+        for key in ('generated_ids', 'repeat_ids'):
+            if len({json.dumps(x.get(key)) for x in results}) > 1:
+                return sharded_failure('generate', 'RanksDisagree', 'the ranks generated different tokens: '
+                                       + '; '.join(f'rank {i}: {x.get(key)}' for i, x in enumerate(results)), '')
         for x in results[1:]:   # the ranks may compile different graphs: the check used them all
             r['compile_cache_entries'] = (r.get('compile_cache_entries') or {}) | (x.get('compile_cache_entries') or {})
         peaks = [x.get('peak_device_memory_bytes') or 0 for x in results]
@@ -403,11 +447,13 @@ def main(argv:list[str]|None=None, # command-line arguments (sys.argv[1:] when N
         else: ap.add_argument(flag, default=d[f.name], type=kind if kind in (int, float) else str)
     ap.add_argument('--reference', action='store_true', help='run the eager CPU reference instead of the check')
     ap.add_argument('--json', help='also write the full result to this JSON file')
+    ap.add_argument('--score', type=json.loads, default=None, metavar='JSON',
+                    help='token sequences (a JSON list of lists) to score, teacher-forced, on the eager CPU reference')
     args = ap.parse_args(argv)
     p = CheckParams(**{f.name: getattr(args, f.name) for f in fields(CheckParams)})
     try: transformers.utils.logging.disable_progress_bar()
     except AttributeError: pass
-    if args.reference: r = run_reference(p)
+    if args.reference or args.score is not None: r = run_reference(p, args.score, generate=args.reference)
     elif p.cores > 1 and not os.environ.get('TRN_COMPAT_WORKER'): r = run_sharded(p)
     else:
         if os.environ.get('TRN_COMPAT_WORKER'): die_with_parent()
@@ -416,5 +462,9 @@ def main(argv:list[str]|None=None, # command-line arguments (sys.argv[1:] when N
     if args.json: write_json(args.json, r)
     print(f'status: {r["status"]}' + (f' (stage {r["stage"]}: {r["error"]["type"]}: {r["error"]["message"]})' if r['error'] else ''))
     if r['error']: print(r['error']['traceback'], file=sys.stderr)
-    else: print(f'tokens: {json.dumps(r["generated_ids"])}', f'text: {r["generated_text"]!r}', sep='\n')
+    elif 'generated_ids' in r: print(f'tokens: {json.dumps(r["generated_ids"])}', f'text: {r["generated_text"]!r}', sep='\n')
+    for x in r.get('scored', []):
+        st = x['steps']; off = [i for i, (a, b) in enumerate(zip(st['tokens'], st['top1_ids'])) if a != b]
+        print(f'scored {json.dumps(x["ids"])}: the reference\'s top-1 differs at steps {off}; '
+              f'top-1 minus the token\'s score there: {[st["top1"][i] - st["token_scores"][i] for i in off]}')
     return 0 if r['status'] == 'ok' else 1

@@ -28,6 +28,8 @@ def verdict_line(row:dict) -> str:
         if (row.get('cores') or 1) > 1: s += f', {row["cores"]} cores {row["parallelism"]}'
         if row.get('judge_score') is not None and 'judge' in (row.get('criterion') or ''): s += f', judge score {row["judge_score"]:.2f}'
         if row['first_divergence'] is not None: s += f', first divergence at step {row["first_divergence"]}'
+        if row.get('excused_steps'): s += f', {row["excused_steps"]} near-tie step(s) excused'
+        if row.get('mismatch_step') is not None: s += f', mismatch at step {row["mismatch_step"]}'
         s += f'; {row["wall_time_s"]:.1f} s with compilation, compile {row["compile_time_s"]:.1f} s, cache {row["compile_cache"]})'
     elif row['status'] == 'skip': s += f' ({row["reason"]}): {row["error"]["message"] if row["error"] else ""}'
     else: s += f' at stage {row["stage"]}: {row["error"]["type"]}: {row["error"]["message"]}'

@@ -24,7 +24,7 @@ import trn_compat
 from . import check as check_module, platforms as platforms_module
 from .check import CheckParams, error_info
 from .cache import CacheScope, FetchReport, LocalCache, RemoteCache
-from .compare import compare_tokens
+from .compare import MATCHES, compare_steps
 from .judge import Verdict, control_report, load_judge
 from .platforms import get_platform, meminfo_bytes
 from .results import ResultStore, ReuseStore, VersionPair, make_row
@@ -173,6 +173,7 @@ class CheckRecord:
                                   compile_backend=compile_backend, max_new_tokens=max_new_tokens, trust_remote_code=trust_remote_code)
         self.cores, self.core_memory_gib, self.judge_model, self.store = cores, core_memory_gib, judge, ResultStore(results_dir)
         self.ended, self.reference_result, self.judge_verdicts, self.cache_url = False, None, None, cache
+        self.repeat_text, self.scored = None, {}   # the device's second text; the reference's step scores of each device sequence
         self.cache_entries, self.cache_fetch = {}, FetchReport()   # what the check used; what the shared cache gave
         import transformers; transformers.utils.logging.disable_progress_bar()   # keep the evidence readable
         self.row = make_row(model_id=model, revision=revision, task=task, platform=platform, dtype=dtype, status='error',
@@ -241,7 +242,8 @@ class CheckRecord:
             return self.end('error', stage=stage, error=error)
         self.row.update({k: r.get(k) for k in ('prompt', 'generated_ids', 'generated_text', 'load_time_s', 'compile_time_s', 'decode_time_s',
                                                'wall_time_s', 'compile_cache', 'compile_cache_dir', 'compile_cache_setting', 'graphs_compiled',
-                                               'repeat_identical', 'peak_device_memory_bytes', 'peak_host_rss_bytes')})
+                                               'repeat_ids', 'repeat_identical', 'peak_device_memory_bytes', 'peak_host_rss_bytes')})
+        self.repeat_text = r.get('repeat_text')
         self.cache_entries = r.get('compile_cache_entries') or {}
         if r['status'] != 'ok': return self.end('error', stage=r['stage'], error=r['error'])
 
@@ -290,29 +292,46 @@ class CheckRecord:
         print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already' if len(keys) > len(sent) else '')
               + (f'; {len(fixed)} rejected remote entries replaced by the ones compiled here.' if fixed else '.'))
 
+    def generations(self) -> list[tuple[str, list[int]]]:
+        "The device's distinct generations: the first, and the second when it differs."
+        first, again = self.row['generated_ids'], self.row['repeat_ids']
+        return [('first generation', first)] + ([('second generation', again)] if again is not None and again != first else [])
+
     @step('reference')
     def reference(self):
-        "Run the same script eagerly on CPU: the reference tokens and their margins (sharded: where the host has memory)."
+        "The eager CPU reference: its own tokens, and each device sequence scored teacher-forced (sharded: where the host has memory)."
         if self.params.cores > 1 and not host_holds(self.row['weight_bytes']):
             return print(f'No CPU reference: {self.row["weight_bytes"] / 2**30:.1f} GiB of weights do not fit this host\'s '
                          f'available memory; the judge alone decides.')
-        reused = ReuseStore(self.store.root).get('references', **self.reference_key())
-        if reused:
-            self.reference_result = reused
-            self.row.update(reference_ids=reused['generated_ids'], reference_time_s=reused['wall_time_s'], reference_reused=True)
-            return print(f'CPU reference reused: run {reused["run_id"]} computed it on {reused["finished_at"]} with torch {reused["torch"]} '
+        reuse, key = ReuseStore(self.store.root), self.reference_key()
+        ref = reuse.get('references', **key)
+        if ref and 'steps' not in ref: ref = None          # saved before references kept their step scores
+        scored, seqs = {}, [ids for _, ids in self.generations()]
+        for ids in seqs:
+            if ref and ids == ref['generated_ids']: scored[json.dumps(ids)] = ref['steps']
+            elif saved := reuse.get('scores', **key, ids=ids): scored[json.dumps(ids)] = saved['steps']
+        reused, need = ref is not None, [ids for ids in seqs if json.dumps(ids) not in scored]
+        if reused: print(f'CPU reference reused: run {ref["run_id"]} computed it on {ref["finished_at"]} with torch {ref["torch"]} '
                          f'for the same model revision, task, dtype, prompt, token count and transformers release.')
-        run = run_script(self.row['run_py'], ['--reference', '--cores', '1'],
-                         env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))), timeout_s=self.params.timeout_s)
-        r = self.reference_result = run['result']
-        if r is None:
-            stage, error = script_failure(run, self.params.timeout_s)
-            return self.end('error', stage='reference', error=error)
-        if r['status'] != 'ok': return self.end('error', stage='reference', error=r['error'])
-        self.row.update(reference_ids=r['generated_ids'], reference_time_s=r['wall_time_s'], reference_reused=False)
-        if self.row['revision']:
-            ReuseStore(self.store.root).put('references', r | dict(run_id=self.row['run_id'], torch=self.row['versions']['torch'],
-                                                                  finished_at=now().isoformat()), **self.reference_key())
+        if not reused or need:
+            run = run_script(self.row['run_py'], (['--reference'] if not reused else []) + (['--score', json.dumps(need)] if need else [])
+                             + ['--cores', '1'], env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))),
+                             timeout_s=self.params.timeout_s)
+            r = run['result']
+            if r is None:
+                stage, error = script_failure(run, self.params.timeout_s)
+                return self.end('error', stage='reference', error=error)
+            if r['status'] != 'ok': return self.end('error', stage='reference', error=r['error'])
+            stamp = dict(run_id=self.row['run_id'], torch=self.row['versions']['torch'], finished_at=now().isoformat())
+            if not reused:
+                ref = {k: v for k, v in r.items() if k != 'scored'} | stamp
+                if self.row['revision']: reuse.put('references', ref, **key)
+            for x in r['scored']:
+                scored[json.dumps(x['ids'])] = x['steps']
+                if self.row['revision'] and x['ids'] != ref['generated_ids']: reuse.put('scores', dict(steps=x['steps']) | stamp, **key, ids=x['ids'])
+            print(f'Device sequences scored by the reference, teacher-forced: {len(need)}' + (' (scores of the others reused).' if len(need) < len(seqs) else '.'))
+        self.reference_result, self.scored = ref, scored
+        self.row.update(reference_ids=ref['generated_ids'], reference_time_s=ref['wall_time_s'], reference_reused=reused)
 
     def reference_key(self) -> dict:
         "What decides the CPU reference (not the compiler): it is reused across version pairs by this key."
@@ -320,12 +339,18 @@ class CheckRecord:
         return dict(model=p.model, revision=self.row['revision'], task=p.task, dtype=p.dtype, prompt=p.prompt_text(),
                     max_new_tokens=p.max_new_tokens, transformers=self.row['versions']['transformers'])
 
+    def judged_texts(self) -> list[tuple[str, str]]:
+        "What the judge reads: each distinct text the device wrote, and the CPU reference's where it ran."
+        out = [('device', self.row['generated_text'])]
+        if self.repeat_text is not None and self.repeat_text != self.row['generated_text']: out.append(('device, second generation', self.repeat_text))
+        return out + ([('CPU reference', self.reference_result['generated_text'])] if self.reference_result else [])
+
     @step('judge')
     def judge(self):
-        "Sharded checks: the judge reads the device's text (and the reference's), after its control items."
+        "Sharded checks: the judge reads the device's texts (and the reference's), after its control items."
         if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
         j, prompt = load_judge(self.judge_model), self.params.prompt_text()
-        texts = [self.row['generated_text']] + ([self.reference_result['generated_text']] if self.reference_result else [])
+        texts = [t for _, t in self.judged_texts()]
         self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha(prompt))
         reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(prompt), text=t) for t in texts]
         saved = [reuse.get('verdicts', **k) for k in keys]
@@ -341,27 +366,41 @@ class CheckRecord:
             self.judge_verdicts = j.judge(texts, prompt)
             for k, v in zip(keys, self.judge_verdicts):
                 reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, details=v.details, controls=report, run_id=self.row['run_id']), **k)
-        self.row['judge_score'] = self.judge_verdicts[0].score
-        for who, v in zip(('device', 'CPU reference'), self.judge_verdicts):
-            print(f'{who}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}'
+        who = [w for w, _ in self.judged_texts()]
+        self.row['judge_score'] = min(v.score for w, v in zip(who, self.judge_verdicts) if w.startswith('device'))
+        for w, v in zip(who, self.judge_verdicts):
+            print(f'{w}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}'
                   + (f', rule {v.details["veto"]}' if v.details.get('veto') else '') + ')')
+
+    def compare(self):
+        "Hold each of the device's generations to the reference's step scores; the worst decides the row."
+        comps = [(label, compare_steps(ids, self.scored[json.dumps(ids)], self.params.dtype)) for label, ids in self.generations()]
+        for label, c in comps:
+            print(f'{label.capitalize()}: {c.explain()}')
+            if c.excused or c.mismatch: print(c.table())
+        if len(comps) > 1:
+            print('The device answered the same input differently the second time. Both answers are held to the reference, '
+                  'so the match is at best a near-tie.')
+        worst = max((c for _, c in comps), key=lambda c: MATCHES.index(c.match))
+        excused = [s for _, c in comps for s in c.excused]
+        self.row.update(match=worst.match, first_divergence=worst.first_divergence, ref_margin=worst.ref_margin,
+                        mismatch_step=worst.mismatch['step'] if worst.mismatch else None, excused_steps=len(excused),
+                        excused_max_margin=max((s['margin'] for s in excused), default=None))
+        return worst.status == 'pass'
 
     @step('reference')
     def verdict(self):
         "Decide: CPU comparison on one core; on more, the judge and the CPU comparison where it ran (both must pass)."
         criteria, passed = [], []
         if self.reference_result:
-            ref = self.reference_result
-            c = compare_tokens(self.row['generated_ids'], ref['generated_ids'], ref['ref_margins'], ref['ref_top1'], self.params.dtype)
-            self.row.update(match=c.match, first_divergence=c.first_divergence, ref_margin=c.ref_margin)
-            criteria.append('cpu-match'); passed.append(c.status == 'pass')
-            print(c.explain())
+            criteria.append('cpu-match'); passed.append(self.compare())
         if self.params.cores > 1:
-            verdicts = self.judge_verdicts
+            verdicts, who = self.judge_verdicts, [w for w, _ in self.judged_texts()]
+            device_ok = verdicts is not None and all(v.coherent for w, v in zip(who, verdicts) if w.startswith('device'))
             if verdicts is None: print('The judge failed its control items: its verdict is not used.')
-            elif not verdicts[0].coherent and len(verdicts) > 1 and not verdicts[1].coherent:
+            elif not device_ok and who[-1] == 'CPU reference' and not verdicts[-1].coherent:
                 print('The CPU reference\'s text is not coherent either: the judge\'s verdict is not held against the device.')
-            else: criteria.append('judge'); passed.append(verdicts[0].coherent)
+            else: criteria.append('judge'); passed.append(device_ok)
         if not criteria: raise RuntimeError('no criterion could decide this check: no CPU reference, and the judge failed its controls')
         status = 'pass' if all(passed) else 'fail'
         self.row.update(status=status, stage=None, criterion='+'.join(sorted(criteria, key=['judge', 'cpu-match'].index)))
@@ -378,6 +417,7 @@ class CheckRecord:
     def summary(self) -> dict:
         "The row's headline fields, for the end of the notebook."
         keys = ('model_id', 'revision', 'task', 'architecture', 'status', 'stage', 'reason', 'match', 'first_divergence', 'ref_margin',
+                'excused_steps', 'excused_max_margin', 'mismatch_step', 'repeat_identical',
                 'cores', 'dtype', 'compile_backend', 'compile_cache', 'graphs_compiled', 'load_time_s', 'compile_time_s', 'decode_time_s',
                 'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'reference_reused', 'judge_reused', 'generated_text',
                 'run_id', 'notebook')

@@ -44,6 +44,9 @@ SCHEMA = pa.schema([
     ('compile_backend', _s), ('graphs_compiled', _i), ('compile_cache_dir', _s), ('repeat_identical', pa.bool_()),
     ('reference_time_s', _f), ('cores_forced', pa.bool_()), ('plan_note', _s), ('judge_control', _s),
     ('reference_reused', pa.bool_()), ('judge_reused', pa.bool_()),
+    # the verdict against the reference (nbs/04_compare): the device's second generation, the steps excused as near-ties and
+    # the largest gap excused, the step that failed
+    ('repeat_ids', _ids), ('excused_steps', _i), ('excused_max_margin', _f), ('mismatch_step', _i),
     # the compile cache (nbs/17_cache): the entries this check used, under which setting, and what the shared cache gave
     ('compile_cache_keys', pa.list_(_s)), ('compile_cache_setting', _s), ('compile_cache_remote', _s),
     ('compile_cache_fetched', pa.list_(_s)), ('compile_cache_rejected', pa.list_(_s)), ('compile_cache_published', pa.list_(_s)),
