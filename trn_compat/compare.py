@@ -14,7 +14,7 @@ import torch
 __all__ = ['TIE_ULPS', 'MATCHES', 'ulp', 'tie_tolerance', 'Comparison', 'divergent_step', 'compare_steps']
 
 # %% ../nbs/04_compare.ipynb #3644b624
-TIE_ULPS = {'bfloat16': 4, 'float16': 4, 'float32': 4}
+TIE_ULPS = {'bfloat16': 8, 'float16': 8, 'float32': 64}   # twice the largest compiled-vs-eager noise measured, as a power of two
 
 def ulp(x:float, # a value
         dtype:str, # a torch dtype name, such as `bfloat16`
