@@ -127,7 +127,7 @@ def parser() -> argparse.ArgumentParser:
     j = sub.add_parser('judge', help='is a text coherent English? the judge of sharded checks, on your texts')
     j.add_argument('texts', nargs='+', metavar='TEXT')
     j.add_argument('--model', default=None, help='judge model (default as for check --judge)')
-    j.add_argument('--prompt', default=None, help='what the texts reply to (default: the check prompt)')
+    j.add_argument('--explain', action='store_true', help='show every token\'s surprise and context gain, the windows and word swaps that decided')
     j.add_argument('--json', action='store_true')
     d = sub.add_parser('demo', help='build four tiny checkpoints (Llama, Qwen3, Qwen3-MoE, LLaVA) and check each on CPU')
     d.add_argument('--results', default='results', help='result store folder (default: ./results)')
@@ -288,15 +288,20 @@ def main(argv:list[str]|None=None) -> int:
         from trn_compat.judge import control_report, load_judge
         j = load_judge(args.model)
         ok, report = control_report(j)
-        verdicts = j.judge(args.texts, args.prompt)
+        if args.explain:
+            print(f'judge {j.name}: {report}')
+            for t in args.texts: print('\n' + j.explain(t))
+            return 0 if ok else 3
+        verdicts = j.judge(args.texts)
         if args.json:
-            print(json.dumps({'judge': j.name, 'revision': j.revision, 'thresholds': j.thresholds, 'controls_ok': ok, 'controls': report,
+            print(json.dumps({'judge': j.name, 'revision': j.revision, 'thresholds': j.thresholds, 'method_sha': j.method_sha(),
+                              'controls_ok': ok, 'controls': report,
                               'verdicts': [{'text': t, 'coherent': v.coherent, 'score': None if math.isinf(v.score) else v.score,
-                                            'rule': v.details.get('veto')} for t, v in zip(args.texts, verdicts)]}))
+                                            'decided_by': v.decided_by} for t, v in zip(args.texts, verdicts)]}))
         else:
             print(f'judge {j.name}: {report}')
             for t, v in zip(args.texts, verdicts):
-                print(f'{"coherent" if v.coherent else "not coherent":>12}  {v.score:6.2f}  ' + (f'[{v.details["veto"]}] ' if v.details.get('veto') else '') + repr(t[:80]))
+                print(f'{"coherent" if v.coherent else "not coherent":>12}  {v.score:6.2f}  {t[:60]!r}\n{"":>20}{v.decided_by}')
         return 0 if ok else 3
     if args.command == 'plan':
         import json

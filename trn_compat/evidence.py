@@ -349,13 +349,13 @@ class CheckRecord:
     def judge(self):
         "Sharded checks: the judge reads the device's texts (and the reference's), after its control items."
         if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
-        j, prompt = load_judge(self.judge_model), self.params.prompt_text()
+        j = load_judge(self.judge_model)
         texts = [t for _, t in self.judged_texts()]
-        self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha(prompt))
-        reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(prompt), text=t) for t in texts]
+        self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha())
+        reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(), text=t) for t in texts]
         saved = [reuse.get('verdicts', **k) for k in keys]
         if all(saved):   # this judge, by this method, has read these texts before (after passing its controls)
-            self.judge_verdicts = [Verdict(v['coherent'], v['score'], v['details']) for v in saved]
+            self.judge_verdicts = [Verdict(v['coherent'], v['score'], v['decided_by']) for v in saved]
             self.row.update(judge_control=saved[0]['controls'], judge_reused=True)
             print(f'Judge {j.name}: verdicts reused (run {saved[0]["run_id"]} judged these texts by the same method).')
         else:
@@ -363,14 +363,15 @@ class CheckRecord:
             self.row.update(judge_control=report, judge_reused=False)
             print(f'Judge {j.name} (thresholds {j.thresholds}): {report}.')
             if not ok: return
-            self.judge_verdicts = j.judge(texts, prompt)
+            self.judge_verdicts = j.judge(texts)
             for k, v in zip(keys, self.judge_verdicts):
-                reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, details=v.details, controls=report, run_id=self.row['run_id']), **k)
+                reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, decided_by=v.decided_by, controls=report,
+                                           run_id=self.row['run_id']), **k)
         who = [w for w, _ in self.judged_texts()]
-        self.row['judge_score'] = min(v.score for w, v in zip(who, self.judge_verdicts) if w.startswith('device'))
+        worst = min((v for w, v in zip(who, self.judge_verdicts) if w.startswith('device')), key=lambda v: v.score)
+        self.row.update(judge_score=worst.score, judge_decision=worst.decided_by)
         for w, v in zip(who, self.judge_verdicts):
-            print(f'{w}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}'
-                  + (f', rule {v.details["veto"]}' if v.details.get('veto') else '') + ')')
+            print(f'{w}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}): {v.decided_by}')
 
     def compare(self):
         "Hold each of the device's generations to the reference's step scores; the worst decides the row."

@@ -47,6 +47,8 @@ SCHEMA = pa.schema([
     # the verdict against the reference (nbs/04_compare): the device's second generation, the steps excused as near-ties and
     # the largest gap excused, the step that failed
     ('repeat_ids', _ids), ('excused_steps', _i), ('excused_max_margin', _f), ('mismatch_step', _i),
+    # the judge's one-line account of its verdict on the device's text (nbs/08_judge): the rule, or the test, window and threshold
+    ('judge_decision', _s),
     # the compile cache (nbs/17_cache): the entries this check used, under which setting, and what the shared cache gave
     ('compile_cache_keys', pa.list_(_s)), ('compile_cache_setting', _s), ('compile_cache_remote', _s),
     ('compile_cache_fetched', pa.list_(_s)), ('compile_cache_rejected', pa.list_(_s)), ('compile_cache_published', pa.list_(_s)),
