@@ -37,6 +37,14 @@ def cli(*args, env=None, timeout=1800):
     return subprocess.run([str(BIN/'trn-compat'), *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout)
 
 
+def no_route_to_the_hub():
+    "The environment of a machine that cannot reach the Hub and was not told so: HF_HUB_OFFLINE unset, the endpoint a closed port."
+    import socket
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    return {'HF_HUB_OFFLINE': '0', 'HF_ENDPOINT': f'http://127.0.0.1:{port}'}
+
+
 def rows(results):
     "Every row in a result store."
     store = ResultStore(results)

@@ -1,9 +1,9 @@
-"""The judge as a user runs it (`trn-compat judge`), on texts that are in neither its labelled set nor its lessons:
+"""The judge as a user runs it (`trn-compat judge`, on a machine with no route to the Hub: the bundled judge, which says so), on texts that are in neither its labelled set nor its lessons:
 a coherent answer in markdown, one with a `<think>` block and a short Python function with one sentence of prose pass;
 a text that turns into a loop after 15 tokens, and one that turns into random tokens, fail; `--explain` shows why."""
 import json
 
-from conftest import cli
+from conftest import cli, no_route_to_the_hub
 
 PASS = [
     'Three tips for better sleep:\n\n1. **Keep a schedule**: go to bed at the same time every night.\n'
@@ -20,9 +20,10 @@ FAIL = [
 
 
 def test_judge_passes_markdown_reasoning_and_code_and_fails_a_loop(smollm2):
-    res = cli('judge', '--json', *PASS, *FAIL)
+    res = cli('judge', '--json', *PASS, *FAIL, env=no_route_to_the_hub())   # no HF_HUB_OFFLINE, and the Hub does not answer
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
+    assert out['chosen'].startswith('bundled: the Hub cannot be used') and 'did not answer' in out['chosen'], out['chosen']
     assert out['controls_ok'] and out['judge'].startswith('SmolLM2-135M') and out['method_sha']
     got = [v['coherent'] for v in out['verdicts']]
     assert got == [True] * len(PASS) + [False] * len(FAIL), [(v['coherent'], v['decided_by']) for v in out['verdicts']]

@@ -1,6 +1,6 @@
 """Sharded checks on CPU: tiny Llama, Qwen3 and LLaVA with tensor parallelism over 2 workers and a tiny
 Qwen3-MoE with expert (and tensor) parallelism give the tokens of their one-process run and a pass row
-with the right parallelism; SmolLM2 on 3 cores passes through the judge, and a compiler that goes wrong
+with the right parallelism; SmolLM2 on 3 cores, on a machine with no route to the Hub, passes through the bundled judge, and a compiler that goes wrong
 after 8 good decode steps fails through both the judge and the CPU comparison; on a tiny Llama over 2
 workers, one that goes wrong at the first or the last decode step fails at that step; a killed and a
 hung worker end in error rows within the timeout and leave no process."""
@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from compile_backends import STEPS
-from conftest import cli, rows
+from conftest import cli, no_route_to_the_hub, rows
 from trn_compat.check import CheckParams, run_reference, run_sharded
 from trn_compat.compare import compare_steps
 from trn_compat.runner import run_processes
@@ -51,9 +51,10 @@ def test_tiny_sharded_matches_one_process(models, tmp_path, arch, task, how, par
 
 
 def test_smollm2_three_cores_through_the_judge(smollm2, tmp_path):
-    res = cli('check', smollm2, '--platform', 'cpu', '--cores', '3', '--results', tmp_path/'good')
+    res = cli('check', smollm2, '--platform', 'cpu', '--cores', '3', '--results', tmp_path/'good', env=no_route_to_the_hub())
     assert res.returncode == 0, res.stdout + res.stderr
     (row,) = rows(tmp_path/'good')
+    assert row['judge_chosen'].startswith('bundled: the Hub cannot be used (http://127.0.0.1:') and 'did not answer' in row['judge_chosen']
     assert (row['status'], row['criterion'], row['cores'], row['parallelism'], row['tp_degree']) == ('pass', 'judge+cpu-match', 3, 'tp', 3)
     assert row['judge_score'] > 0 and row['judge_model'].startswith('SmolLM2-135M') and row['judge_prompt_sha']
 

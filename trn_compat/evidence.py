@@ -351,7 +351,8 @@ class CheckRecord:
         if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
         j = load_judge(self.judge_model)
         texts = [t for _, t in self.judged_texts()]
-        self.row.update(judge_model=j.name, judge_revision=j.revision, judge_prompt_sha=j.method_sha())
+        self.row.update(judge_model=j.name, judge_chosen=j.why, judge_revision=j.revision, judge_prompt_sha=j.method_sha())
+        print(f'Judge {j.name}: {j.why}.')
         reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(), text=t) for t in texts]
         saved = [reuse.get('verdicts', **k) for k in keys]
         if all(saved):   # this judge, by this method, has read these texts before (after passing its controls)

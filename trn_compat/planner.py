@@ -44,9 +44,9 @@ def hub_param_count(model_id:str, # Hub id
                    ) -> int|None:
     "Parameters stored in a Hub model's safetensors files, from their headers; `None` when unavailable."
     from huggingface_hub import get_safetensors_metadata
-    from huggingface_hub.constants import is_offline_mode
+    from trn_compat.stack import hub_status
     from huggingface_hub.errors import HfHubHTTPError, NotASafetensorsRepoError, SafetensorsParsingError
-    if is_offline_mode(): return None
+    if not hub_status()[0]: return None   # offline, or no route to the Hub: count on the meta device
     try: return sum(get_safetensors_metadata(model_id, revision=revision).parameter_count.values())
     except (NotASafetensorsRepoError, SafetensorsParsingError, HfHubHTTPError, OSError):
         return None   # no safetensors (e.g. .bin only), gated or unreachable: the plan counts on the meta device and says so

@@ -32,7 +32,7 @@ SCHEMA = pa.schema([
     ('model_id', _s), ('revision', _s), ('task', _s), ('architecture', _s), ('model_type', _s),
     ('status', _s), ('stage', _s), ('reason', _s), ('error', ERROR_TYPE),
     ('criterion', _s), ('match', _s), ('first_divergence', _i), ('ref_margin', _f),
-    ('judge_model', _s), ('judge_revision', _s), ('judge_prompt_sha', _s), ('judge_score', _f),
+    ('judge_model', _s), ('judge_chosen', _s), ('judge_revision', _s), ('judge_prompt_sha', _s), ('judge_score', _f),
     ('prompt', _s), ('generated_text', _s), ('generated_ids', _ids), ('reference_ids', _ids),
     ('cores', _i), ('parallelism', _s), ('tp_degree', _i), ('ep_degree', _i), ('dtype', _s), ('weight_bytes', _i),
     ('wall_time_s', _f), ('load_time_s', _f), ('compile_time_s', _f), ('decode_time_s', _f),

@@ -50,15 +50,17 @@ def hub_config(model:str, # Hub id
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HFValidationError, LocalEntryNotFoundError,
                                         RepositoryNotFoundError, RevisionNotFoundError)
-    try: path = Path(hf_hub_download(model, 'config.json', revision=revision))
+    from trn_compat.stack import hub_status
+    online, why = hub_status()
+    try: path = Path(hf_hub_download(model, 'config.json', revision=revision, local_files_only=not online))   # no route: the cache at once, no retries
     except GatedRepoError as e:
         raise SkipCheck('gated', f'{model} is gated: accept its terms on the Hub and log in (`hf auth login`) to check it') from e
     except (RepositoryNotFoundError, HFValidationError) as e:
         raise ModelNotFound(f'no model {model!r} on the Hub (or it is private: log in with `hf auth login`), and no such folder') from e
     except RevisionNotFoundError as e: raise ModelNotFound(f'{model} has no revision {revision!r} on the Hub') from e
     except LocalEntryNotFoundError as e:
-        raise ModelUnavailable(f'{model} is not in the local Hub cache and the Hub cannot be reached '
-                               f'(HF_HUB_OFFLINE={os.environ.get("HF_HUB_OFFLINE", "0")}): go online or download it first') from e
+        raise ModelUnavailable(f'{model} is not in the local Hub cache and the Hub cannot be used ({why}): '
+                               f'go online or download it first') from e
     except EntryNotFoundError as e: raise InvalidCheckpoint(f'{model} has no config.json: it is not a transformers checkpoint') from e
     return path, path.parent.name
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import importlib.util
+import os
 import platform as pyplatform
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['STACK_PACKAGES', 'DMI_DIR', 'package_version', 'stack_versions', 'pip_freeze', 'instance_type', 'detect_platform',
-           'compiler_of']
+__all__ = ['STACK_PACKAGES', 'DMI_DIR', 'HUB_TIMEOUT_S', 'package_version', 'stack_versions', 'pip_freeze', 'instance_type',
+           'detect_platform', 'compiler_of', 'hub_status']
 
 # %% ../nbs/00_stack.ipynb #4336dfb7
 STACK_PACKAGES = ('torch', 'torch-neuronx', 'neuronx-cc', 'transformers', 'accelerate', 'tokenizers',
@@ -66,3 +67,32 @@ def compiler_of(platform:str, # `neuron`, `cuda` or `cpu`
     versions = versions or stack_versions()
     name = 'neuronx-cc' if platform == 'neuron' else 'torch'
     return name, versions.get(name) or 'absent'
+
+# %% ../nbs/00_stack.ipynb #947248ba
+HUB_TIMEOUT_S = 3.0
+
+def hub_status(endpoint:str|None=None, # the Hub (None: HF_ENDPOINT or huggingface.co)
+               timeout:float|None=None, # seconds (None: TRN_COMPAT_HUB_TIMEOUT or HUB_TIMEOUT_S)
+               offline:bool|None=None, # None: HF_HUB_OFFLINE as huggingface_hub reads it
+              ) -> tuple[bool, str]:
+    "Whether the Hub answers, and why not when it does not (kept per process for the default arguments)."
+    if endpoint is None and timeout is None and offline is None:
+        if _HUB_STATUS: return _HUB_STATUS[0]
+        _HUB_STATUS.append(hub_status(_default_endpoint(), float(os.environ.get('TRN_COMPAT_HUB_TIMEOUT', HUB_TIMEOUT_S)), _offline()))
+        return _HUB_STATUS[0]
+    if offline if offline is not None else _offline(): return False, 'HF_HUB_OFFLINE is set'
+    import httpx
+    endpoint = endpoint or _default_endpoint()
+    try: httpx.head(endpoint, timeout=timeout or HUB_TIMEOUT_S, follow_redirects=False)
+    except Exception as e: return False, f'{endpoint} did not answer in {timeout or HUB_TIMEOUT_S:g} s ({type(e).__name__}: {str(e)[:120]})'
+    return True, f'{endpoint} answered'
+
+_HUB_STATUS = []
+
+def _offline() -> bool:
+    from huggingface_hub.constants import is_offline_mode
+    return is_offline_mode()
+
+def _default_endpoint() -> str:
+    from huggingface_hub.constants import ENDPOINT
+    return ENDPOINT

@@ -159,13 +159,13 @@ def ranking(task:str='text-generation', # pipeline tag
             endpoint:str|None=None, # the Hub (None: HF_ENDPOINT or huggingface.co)
            ) -> dict:
     "A ranking snapshot: today's from the Hub when online, else the newest saved one."
-    from huggingface_hub.constants import is_offline_mode
+    from trn_compat.stack import hub_status
     check_task(task)
     if view not in RANKINGS: raise ValueError(f'unknown ranking {view!r}: choose one of {", ".join(RANKINGS)}')
     snap = latest_snapshot(task, view)
     if snap and snap['date'] == dt.date.today().isoformat() and len(snap['models']) >= limit and not refresh: return snap
-    why = 'offline (HF_HUB_OFFLINE=1)'
-    if not is_offline_mode():
+    online, why = hub_status() if endpoint is None else hub_status(endpoint)
+    if online:
         try: return json.loads(save_snapshot(task, view, hub_ranking(task, view, limit, endpoint)).read_text())
         except Exception as e: why = f'the Hub did not answer ({type(e).__name__}: {str(e)[:200]})'
     if snap: return snap | {'stale_because': why}
