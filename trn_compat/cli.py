@@ -129,6 +129,12 @@ def parser() -> argparse.ArgumentParser:
     j.add_argument('--model', default=None, help='judge model (default as for check --judge)')
     j.add_argument('--explain', action='store_true', help='show every token\'s surprise and context gain, the windows and word swaps that decided')
     j.add_argument('--json', action='store_true')
+    dr = sub.add_parser('doctor', help='is this machine ready? platform, stack, devices, folders, a real check on 1 and 2 cores, judge, Hub')
+    dr.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
+    dr.add_argument('--compile-backend', default=None, help="the smoke checks' backend (default: the platform's)")
+    dr.add_argument('--results', default='results', help='the results folder a sweep will write (default: ./results)')
+    dr.add_argument('--json', action='store_true', help='[{name, status, found, fix}]')
+    dr.add_argument('--workdir', default=None, help="the smoke checks' folder (default: the trn-compat cache's doctor/; kept only when a check fails)")
     d = sub.add_parser('demo', help='build four tiny checkpoints (Llama, Qwen3, Qwen3-MoE, LLaVA) and check each on CPU')
     d.add_argument('--results', default='results', help='result store folder (default: ./results)')
     d.add_argument('--models', default=None, help='where to build the tiny checkpoints (default: ~/.cache/trn-compat/tiny)')
@@ -283,23 +289,33 @@ def main(argv:list[str]|None=None) -> int:
     if args.command == 'tiny':
         from trn_compat.tiny import build_tiny
         print(build_tiny(args.arch, args.path, seed=args.seed, overwrite=True)); return 0
+    if args.command == 'doctor':
+        import json
+        from dataclasses import asdict
+        from trn_compat.doctor import doctor, report
+        show = None if args.json else (lambda s: print(report([s]), flush=True))
+        steps = doctor(args.platform, args.results, args.compile_backend, progress=show, workdir=args.workdir)
+        if args.json: print(json.dumps([asdict(s) for s in steps], indent=1))
+        failed = [s.name for s in steps if s.status == 'fail']
+        if not args.json: print('\n' + (f'{len(failed)} step(s) failed: ' + ', '.join(failed) if failed else 'ready: no step failed'))
+        return 1 if failed else 0
     if args.command == 'judge':
         import json, math
         from trn_compat.judge import control_report, load_judge
         j = load_judge(args.model)
         ok, report = control_report(j)
         if args.explain:
-            print(f'judge {j.name}: {report}')
+            print(f'judge {j.name} ({j.why}): {report}')
             for t in args.texts: print('\n' + j.explain(t))
             return 0 if ok else 3
         verdicts = j.judge(args.texts)
         if args.json:
-            print(json.dumps({'judge': j.name, 'revision': j.revision, 'thresholds': j.thresholds, 'method_sha': j.method_sha(),
+            print(json.dumps({'judge': j.name, 'chosen': j.why, 'revision': j.revision, 'thresholds': j.thresholds, 'method_sha': j.method_sha(),
                               'controls_ok': ok, 'controls': report,
                               'verdicts': [{'text': t, 'coherent': v.coherent, 'score': None if math.isinf(v.score) else v.score,
                                             'decided_by': v.decided_by} for t, v in zip(args.texts, verdicts)]}))
         else:
-            print(f'judge {j.name}: {report}')
+            print(f'judge {j.name} ({j.why}): {report}')
             for t, v in zip(args.texts, verdicts):
                 print(f'{"coherent" if v.coherent else "not coherent":>12}  {v.score:6.2f}  {t[:60]!r}\n{"":>20}{v.decided_by}')
         return 0 if ok else 3
