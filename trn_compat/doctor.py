@@ -148,7 +148,9 @@ def smoke_check(model:Path, platform:str, cores:int, results:Path, backend:str|N
     from trn_compat.results import ResultStore
     store = ResultStore(results)
     rows = [r for p in store.files() for r in store.read(p).to_pylist() if r['cores'] == cores]
-    return dict(row=rows[-1] if rows else None, seconds=time.monotonic() - t, output=out.stdout + out.stderr, rc=out.returncode)
+    row = rows[-1] if rows else None
+    if row and row.get('notebook'): row['notebook'] = str(store.root/row['notebook'])   # the row keeps it relative to the store
+    return dict(row=row, seconds=time.monotonic() - t, output=out.stdout + out.stderr, rc=out.returncode)
 
 def smoke_step(run:dict, cores:int, backend:str) -> tuple[str, str, str]:
     "The line of one smoke check."
