@@ -18,6 +18,7 @@ lic = licenses[cfg['license']]
 
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
+ray_requirements = shlex.split(cfg.get('ray_requirements', ''))   # `--engine ray`: pip install 'trn-compat[ray]'
 console_scripts = [s for s in cfg.get('console_scripts', '').split() if s]
 
 # The papermill template lives at the top of the repo (trn_notebooks/); installed copies carry it
@@ -37,7 +38,7 @@ setuptools.setup(
     include_package_data=True,
     package_data={'trn_compat': ['data/*.jsonl', 'data/*.json']},
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements + ray_requirements, 'ray': ray_requirements},
     data_files=[('share/trn-compat', templates)],
     python_requires='>=' + min_python,
     long_description=open('README.md', encoding='utf-8').read() if Path('README.md').exists() else cfg['description'],

@@ -34,23 +34,6 @@ def by_arch(results):
     return {Path(r['model_id']).name: r for r in rows(results)}
 
 
-def test_architectures_sweep_then_nothing_to_do(tmp_path):
-    res = cli('sweep', '--view', 'architectures', '--task', 'text-generation', '--limit', '8', '--results', tmp_path, '--jobs', 'auto')
-    assert res.returncode == 0, res.stdout + res.stderr
-    got = by_arch(tmp_path)
-    assert len(rows(tmp_path)) == 8 and len(notebooks(tmp_path)) == 8
-    assert list(got) and all(r['status'] == 'pass' and r['compile_backend'] == 'inductor' for r in got.values()), \
-        {a: (r['status'], r['stage'], r['error']) for a, r in got.items()}
-    assert {'llama', 'qwen3', 'qwen3_moe', 'mixtral'} <= set(got)
-    assert all(not n.name.startswith('.') for n in Path(tmp_path).rglob('*.ipynb'))
-    stamp = {p: p.stat().st_mtime_ns for p in Path(tmp_path).rglob('*') if p.is_file()}
-
-    again = cli('sweep', '--view', 'architectures', '--task', 'text-generation', '--limit', '8', '--results', tmp_path, '--jobs', 'auto')
-    assert again.returncode == 0 and 'nothing to do: all 8 models already have a row' in again.stdout, again.stdout + again.stderr
-    assert {p: p.stat().st_mtime_ns for p in Path(tmp_path).rglob('*') if p.is_file()} == stamp   # not a byte written
-    assert leftovers() == []
-
-
 def test_faults_become_error_rows_and_the_sweep_goes_on(tmp_path):
     faults = {'llama': 'load:abort', 'qwen3': 'generate:hang', 'qwen3_moe': 'compile:raise', 'mixtral': 'load:oom',
               'gemma2': 'kernel-load:kill', 'phi3': 'runner:kill'}

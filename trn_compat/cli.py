@@ -98,6 +98,14 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument('--cache', default=None, metavar='URL', help='shared compile cache: each check fetches before and publishes after '
                    '(default: $TRN_COMPAT_CACHE_URL, else none)')
     s.add_argument('--no-progress', action='store_true', help='no progress bar')
+    s.add_argument('--engine', default='local', choices=['local', 'ray'], help='local: this machine (default); ray: a Ray cluster')
+    s.add_argument('--address', default=None, help='ray: a running cluster (ray start on each node); default: an embedded one here')
+    s.add_argument('--retries', type=int, default=2, help='ray: tries of a check after its node is lost (default: 2)')
+    s.add_argument('--transformers', default=None, metavar='RELEASES', help='a version matrix: comma-separated transformers releases, '
+                   'each in its own environment (default: the installed one)')
+    s.add_argument('--compiler', action='append', default=None, metavar='REQS', help="a compiler release to add to the matrix: its pip "
+                   "requirements, space-separated ('torch==2.12.0'; on neuron 'torch-neuronx==... neuronx-cc==...'); repeat for more")
+    s.add_argument('--dry-run', action='store_true', help='print the plan (models x pairs x cores, environments to build); run nothing')
     e = sub.add_parser('serve', help='the explorer: a read-only web app over a result store')
     e.add_argument('--results', default='results', help='result store folder (default: ./results)')
     e.add_argument('--host', default='127.0.0.1'); e.add_argument('--port', type=int, default=7860)
@@ -190,30 +198,40 @@ def views_command(args) -> int:
 
 def sweep_command(args) -> int:
     "`trn-compat sweep`."
+    from trn_compat.fleet import parse_stacks, sweep_matrix
     from trn_compat.stack import detect_platform
-    from trn_compat.sweep import run_sweep, sweep_pair
     from trn_compat.views import ViewUnavailable, view
     platform = args.platform or detect_platform()
+    try: stacks = parse_stacks(args.transformers, args.compiler)
+    except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
     try: entries = view(args.view, args.task, args.limit, args.refresh)
     except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
     params = {k: getattr(args, k) for k in ('dtype', 'compile_backend', 'max_new_tokens', 'core_memory_gib', 'judge')
               if getattr(args, k) is not None}
     if cache_url(args.cache): params['cache'] = cache_url(args.cache)
-    print(f'sweep: {len(entries)} models of view {args.view} ({args.task}) on {platform}, results in {args.results}/', flush=True)
+    print(f'sweep: {len(entries)} models of view {args.view} ({args.task}) on {platform} x {len(stacks)} version pair(s), '
+          f'engine {args.engine}, results in {args.results}/', flush=True)
     from tqdm import tqdm
-    report = run_sweep(entries, args.results, platform, args.jobs, args.timeout, args.force, args.retry_failed,
-                       progress=not args.no_progress, on_row=lambda r: tqdm.write(verdict_line(r)), **params)
-    before = sum(report.done_before.values())
-    for model, why in report.not_built: print(f'not built (untested): {why}')
-    if report.rows: print(); print(summary_table(report.rows))
-    counts = ', '.join(f'{n} {s}' for s, n in sorted(report.counts.items()))
-    if report.interrupted:
-        print(f'\ninterrupted after {len(report.rows)} checks ({counts or "none finished"}); the same command resumes'); return 130
-    if not report.rows and not report.not_built:
-        print(f'nothing to do: all {before} models already have a row in {sweep_pair(platform).name} '
-              f'(--retry-failed re-checks fail and error, --force all)'); return 0
-    print(f'\n{len(report.rows)} checked ({counts}); {before} already had a row' + (f'; {len(report.not_built)} not built' if report.not_built else ''))
-    return 0 if all(r['status'] in ('pass', 'skip') for r in report.rows) else 1
+    reports = sweep_matrix(entries, args.results, platform, stacks, args.engine, args.address, args.jobs, args.timeout, args.force,
+                           args.retry_failed, not args.no_progress, lambda r: tqdm.write(verdict_line(r)), args.retries, args.dry_run,
+                           **params)
+    if args.dry_run: return 0
+    rows = [r for rep in reports for r in rep.rows]
+    for rep in reports:
+        for model, why in rep.not_built: print(f'not built (untested): {why}')
+    if rows: print(); print(summary_table(rows))
+    for rep in reports:
+        counts = ', '.join(f'{n} {s}' for s, n in sorted(rep.counts.items()))
+        before = sum(rep.done_before.values())
+        print(f'{rep.pair.name}: ' + (f'{len(rep.rows)} checked ({counts}); ' if rep.rows else 'nothing to do; ') + f'{before} already had a row'
+              + (f'; {len(rep.not_built)} not built' if rep.not_built else ''))
+    if any(rep.interrupted for rep in reports):
+        print(f'\ninterrupted after {len(rows)} checks; the same command resumes'); return 130
+    if not rows and not any(rep.not_built for rep in reports):
+        before = sum(sum(rep.done_before.values()) for rep in reports)
+        print(f'nothing to do: all {before} models already have a row in {", ".join(rep.pair.name for rep in reports)} '
+              '(--retry-failed re-checks fail and error, --force all)'); return 0
+    return 0 if all(r['status'] in ('pass', 'skip') for r in rows) else 1
 
 # %% ../nbs/11_cli.ipynb #fa491572
 def results_command(args) -> int:

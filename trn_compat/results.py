@@ -52,6 +52,8 @@ SCHEMA = pa.schema([
     # the compile cache (nbs/17_cache): the entries this check used, under which setting, and what the shared cache gave
     ('compile_cache_keys', pa.list_(_s)), ('compile_cache_setting', _s), ('compile_cache_remote', _s),
     ('compile_cache_fetched', pa.list_(_s)), ('compile_cache_rejected', pa.list_(_s)), ('compile_cache_published', pa.list_(_s)),
+    # where it ran in a fleet (nbs/20_fleet): the Ray node, and the nodes earlier tries of the same check were lost with
+    ('node', _s), ('lost_nodes', pa.list_(_s)),
 ])
 STATUSES = ('pass', 'fail', 'error', 'skip')
 KEY = ('model_id', 'task')   # one row per model and task in a version pair's file

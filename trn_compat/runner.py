@@ -83,10 +83,13 @@ def unfinished_row(model:str, # Hub id or local folder
                    stage:str, # `killed` or `timeout`
                    why:Exception, # what ended it
                    detail:str='', # shown as its traceback
-                   task:str='text-generation', platform:str='cpu', **params) -> dict:
+                   task:str='text-generation', platform:str='cpu',
+                   versions:dict|None=None, # the stack that ran it, when not this environment's (a version pair's own)
+                   **params) -> dict:
     "Write the `error` row of a run that ended without one, and keep its partial notebook as the evidence."
     keep = {k: params[k] for k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision') if params.get(k) is not None}
     record = CheckRecord(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
+    if versions: record.row.update(versions=versions, packages=None)   # the pair's stack, not the one writing the row
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
     if partial_path(final, run_id).exists(): os.replace(partial_path(final, run_id), final)

@@ -36,9 +36,9 @@ __all__ = ['CHECK_OPTIONS', 'PR_SET_PDEATHSIG', 'sweep_pair', 'todo', 'CorePool'
            'SweepStopped', 'run_sweep']
 
 # %% ../nbs/13_sweep.ipynb #64ee931a
-def sweep_pair(platform:str) -> VersionPair:
-    "The version pair that checks run here on `platform` belong to."
-    return VersionPair.of(make_row(status='error', platform=platform, versions=stack_versions()))
+def sweep_pair(platform:str, versions:dict|None=None) -> VersionPair:
+    "The version pair that checks on `platform` belong to: this environment's, or the one whose `versions` are given."
+    return VersionPair.of(make_row(status='error', platform=platform, versions=versions or stack_versions()))
 
 def todo(entries:list[ViewEntry], # the view
          store:ResultStore, # the result store
@@ -84,6 +84,8 @@ class Job:
     block:list = field(default_factory=list)
     proc:subprocess.Popen|None = None
     log:Path|None = None
+    python:str|None = None     # the Python of the version pair's environment (None: this one)
+    versions:dict|None = None  # that environment's stack versions
 
 def prepare(entry:ViewEntry, # a view entry
             platform:str, # where it will run
@@ -104,8 +106,8 @@ def prepare(entry:ViewEntry, # a view entry
 CHECK_OPTIONS = ('dtype', 'compile_backend', 'max_new_tokens', 'revision', 'cores', 'core_memory_gib', 'judge', 'trust_remote_code', 'cache')
 
 def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params:dict) -> list[str]:
-    "The `trn-compat check` command line of a job."
-    cmd = [sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', job.entry.model,
+    "The `trn-compat check` command line of a job, in its version pair's Python."
+    cmd = [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', job.entry.model,
            '--task', job.entry.task, '--platform', platform, '--results', str(results_dir), '--timeout', str(timeout_s),
            '--run-id', job.run_id]
     for k, v in {**check_params, **job.entry.params}.items():
@@ -148,7 +150,7 @@ def finish(job:Job, store:ResultStore, pair:VersionPair, results_dir:Path, platf
     if timed_out: stage, why = 'timeout', CheckTimeout(f'the check ran past the sweep\'s deadline of {deadline_s:g} s and was killed')
     else: stage, why = 'killed', CheckKilled(f'the check process ended ({how}) without writing a row: killed from outside, out of memory, or crashed')
     return unfinished_row(job.entry.model, results_dir, job.run_id, stage, why, tail(job.log), task=job.entry.task, platform=platform,
-                          **{**check_params, **job.entry.params})
+                          versions=job.versions, **{**check_params, **job.entry.params})
 
 def clean_partials(store:ResultStore, pair:VersionPair) -> int:
     "Remove partial notebooks of runs that no longer live (a sweep killed with SIGKILL leaves them); how many."
@@ -198,18 +200,20 @@ def run_sweep(entries:list[ViewEntry], # the models, from `views.view`
               progress:bool=True, # show a progress bar
               on_row=None, # called with each row as it is written
               grace_s:float=120, # the sweep's deadline for a whole check is 2 * timeout_s + grace_s
+              python:str|None=None, # the Python of the version pair's environment (`fleet.pair_env`; None: this one)
+              versions:dict|None=None, # that environment's stack versions
               **check_params, # dtype, compile_backend, max_new_tokens, cores, judge, ...
              ) -> SweepReport:
     "Check each entry in its own process on disjoint cores; skip what is done; isolate every failure."
     results_dir = Path(results_dir).resolve()
-    store, pair = ResultStore(results_dir), sweep_pair(platform)
+    store, pair = ResultStore(results_dir), sweep_pair(platform, versions)
     clean_partials(store, pair)
     left, done_before = todo(entries, store, pair, force, retry_failed)
     report = SweepReport(done_before=done_before, pair=pair)
     jobs = auto_jobs(platform) if jobs == 'auto' else int(jobs)
     pool, pending, running = CorePool(get_platform(platform).visible_cores()), [], []
     for e in left:
-        try: pending.append(prepare(e, platform, check_params))
+        try: pending.append(prepare(e, platform, check_params)); pending[-1].python, pending[-1].versions = python, versions
         except TinyBuildError as err: report.not_built.append((e.model, str(err)))
     pending.sort(key=lambda j: -j.cores)   # first-fit decreasing
     deadline = 2 * timeout_s + grace_s

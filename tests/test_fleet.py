@@ -1,0 +1,106 @@
+"""Sweeps on Ray: a two-node cluster on loopback gives the rows the local engine gives; a node lost mid-sweep costs no row."""
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import cli, rows
+from trn_compat.runner import RUN_ENV
+
+FAST = ['--view', 'architectures', '--compile-backend', 'aot_eager', '--no-progress']
+
+
+@pytest.fixture
+def cluster(monkeypatch):
+    """Two Ray nodes on this machine, on loopback, each with one CPU of its own: the head pinned to CPU 0, the other to CPU 1
+    (their raylets and workers inherit the affinity they are started with). Ray's files go to a temporary folder of the test's."""
+    tmp = tempfile.mkdtemp(prefix='rt-')          # short: Ray's socket paths must fit 107 characters
+    monkeypatch.setenv('RAY_TMPDIR', tmp)
+    monkeypatch.setenv('RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER', '0')   # keeps every node on 127.0.0.1
+    monkeypatch.setenv('RAY_USAGE_STATS_ENABLED', '0')
+    from ray.cluster_utils import Cluster
+    full = os.sched_getaffinity(0)
+    cpus = sorted(full)
+    try:
+        os.sched_setaffinity(0, {cpus[0]})
+        c = Cluster(initialize_head=True, head_node_args=dict(num_cpus=1, include_dashboard=False))
+        os.sched_setaffinity(0, {cpus[-1]})
+        other = c.add_node(num_cpus=1)
+    finally: os.sched_setaffinity(0, full)
+    c.other, c.cpus = other, cpus
+    yield c
+    c.shutdown()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ours(cache):
+    "Live processes of checks started under this test's trn-compat cache."
+    found = []
+    for p in psutil.process_iter():
+        try:
+            env = p.environ()
+            if RUN_ENV in env and env.get('TRN_COMPAT_CACHE') == str(cache) and p.status() != psutil.STATUS_ZOMBIE: found.append(p)
+        except psutil.Error: pass
+    return found
+
+
+def by_arch(results):
+    return {Path(r['model_id']).name: r for r in rows(results)}
+
+
+def test_two_nodes_give_the_local_rows_and_a_second_run_does_nothing(cluster, tmp_path):
+    env = {'TRN_COMPAT_CACHE': str(tmp_path/'cache')}
+    local = cli('sweep', *FAST, '--limit', '6', '--jobs', '2', '--results', tmp_path/'local', env=env)
+    assert local.returncode == 0, local.stdout + local.stderr
+    stamp = {p: p.stat().st_mtime_ns for p in (tmp_path/'local').rglob('*') if p.is_file()}
+    again = cli('sweep', *FAST, '--limit', '6', '--jobs', '2', '--results', tmp_path/'local', env=env)
+    assert again.returncode == 0 and 'nothing to do: all 6 models already have a row' in again.stdout, again.stdout + again.stderr
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path/'local').rglob('*') if p.is_file()} == stamp   # not a byte written
+    on_ray = cli('sweep', *FAST, '--limit', '6', '--engine', 'ray', '--address', cluster.address, '--results', tmp_path/'ray', env=env)
+    assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
+    a, b = by_arch(tmp_path/'local'), by_arch(tmp_path/'ray')
+    assert len(a) == 6 and {k: r['status'] for k, r in a.items()} == {k: r['status'] for k, r in b.items()}
+    assert {'llama', 'qwen3', 'qwen3_moe', 'mixtral'} <= set(a) and all(r['status'] == 'pass' for r in a.values()), a
+    assert {r['notebook'] for r in a.values()} == {r['notebook'] for r in b.values()}
+    assert all((tmp_path/'ray'/r['notebook']).exists() and not r['notebook'].startswith('/') for r in b.values())
+    nodes = {r['node'] for r in b.values()}
+    assert len(nodes) == 2 and all(n.startswith('127.0.0.1/') for n in nodes), nodes    # both nodes checked models
+    assert all(r['node'] is None for r in a.values())
+    assert not list((tmp_path/'ray').rglob('.*.partial.ipynb'))
+
+    again = cli('sweep', *FAST, '--limit', '6', '--engine', 'ray', '--address', cluster.address, '--results', tmp_path/'ray', env=env)
+    assert again.returncode == 0 and 'nothing to do: all 6 models already have a row' in again.stdout, again.stdout + again.stderr
+    assert ours(tmp_path/'cache') == []
+
+
+def test_a_node_lost_mid_sweep_costs_no_row(cluster, tmp_path):
+    import subprocess
+    from conftest import BIN, ROOT
+    cache = tmp_path/'cache'
+    env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests'), 'TRN_COMPAT_CACHE': str(cache)}
+    driver = subprocess.Popen([str(BIN/'trn-compat'), 'sweep', *FAST, '--limit', '4', '--engine', 'ray', '--address', cluster.address,
+                               '--results', str(tmp_path/'r')], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    victim, t = None, time.monotonic()
+    while victim is None and time.monotonic() - t < 300 and driver.poll() is None:   # a check running on the other node, for 2 s
+        victim = next((p for p in ours(cache) if p.cpu_affinity() == [cluster.cpus[-1]] and time.time() - p.create_time() > 2), None)
+        time.sleep(0.2)
+    assert victim is not None, 'no check ran on the second node'
+    lost_run = victim.environ()[RUN_ENV]
+    cluster.remove_node(cluster.other)
+    out, _ = driver.communicate(timeout=900)
+    assert driver.returncode == 0, out
+    got = rows(tmp_path/'r')
+    assert len(got) == 4 and len({r['model_id'] for r in got}) == 4, [r['model_id'] for r in got]     # one row each
+    moved = [r for r in got if r['lost_nodes']]
+    assert len(moved) >= 1 and all(r['status'] == 'pass' and r['run_id'] != lost_run for r in moved), moved
+    assert all(len(r['lost_nodes']) == 1 and r['node'] != r['lost_nodes'][0] for r in moved)      # ran again, elsewhere
+    assert 'lost with 127.0.0.1/' in out and 'trying again' in out, out
+    for _ in range(50):                       # the lost node's check got SIGTERM when its worker died, and killed its run
+        if not ours(cache): break
+        time.sleep(0.2)
+    assert ours(cache) == []
