@@ -104,3 +104,16 @@ def test_a_node_lost_mid_sweep_costs_no_row(cluster, tmp_path):
         if not ours(cache): break
         time.sleep(0.2)
     assert ours(cache) == []
+
+
+def test_dry_run_plans_the_matrix_and_bad_releases_are_refused(tmp_path):
+    env = {'TRN_COMPAT_CACHE': str(tmp_path/'cache')}
+    plan = cli('sweep', '--view', 'architectures', '--limit', '3', '--transformers', '5.23.0,5.24.0', '--dry-run', '--results', tmp_path/'r', env=env)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    lines = [l for l in plan.stdout.splitlines() if '__transformers-' in l]
+    assert [l.split()[0].split('__transformers-')[1] for l in lines] == ['5.23.0', '5.24.0'] and all(' to build ' in l for l in lines)
+    assert all(l.split()[3:6] == ['3', '0', '3x1'] for l in lines), lines     # 3 to check, none with a row, three 1-core checks
+    assert '6 checks in 2 version pair(s) on local; dry run' in plan.stdout
+    assert not (tmp_path/'r').exists() and not (tmp_path/'cache'/'envs').exists()   # nothing run, nothing built
+    bad = cli('sweep', '--transformers', '5.23.0;touch x', '--dry-run', '--results', tmp_path/'r', env=env)
+    assert bad.returncode == 2 and "not a transformers release: '5.23.0;touch x'" in bad.stderr, bad.stdout + bad.stderr
