@@ -1,6 +1,8 @@
 """Sweeps on Ray: a two-node cluster on loopback gives the rows the local engine gives; a node lost mid-sweep costs no row."""
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -9,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import cli, rows
+from conftest import BIN, cli, rows
 from trn_compat.runner import RUN_ENV
 
 FAST = ['--view', 'architectures', '--compile-backend', 'aot_eager', '--no-progress']
@@ -53,7 +55,7 @@ def by_arch(results):
     return {Path(r['model_id']).name: r for r in rows(results)}
 
 
-def test_two_nodes_give_the_local_rows_and_a_second_run_does_nothing(cluster, tmp_path):
+def test_two_nodes_give_the_local_rows_stop_resume_and_then_do_nothing(cluster, tmp_path):
     env = {'TRN_COMPAT_CACHE': str(tmp_path/'cache')}
     local = cli('sweep', *FAST, '--limit', '6', '--jobs', '2', '--results', tmp_path/'local', env=env)
     assert local.returncode == 0, local.stdout + local.stderr
@@ -61,8 +63,24 @@ def test_two_nodes_give_the_local_rows_and_a_second_run_does_nothing(cluster, tm
     again = cli('sweep', *FAST, '--limit', '6', '--jobs', '2', '--results', tmp_path/'local', env=env)
     assert again.returncode == 0 and 'nothing to do: all 6 models already have a row' in again.stdout, again.stdout + again.stderr
     assert {p: p.stat().st_mtime_ns for p in (tmp_path/'local').rglob('*') if p.is_file()} == stamp   # not a byte written
-    on_ray = cli('sweep', *FAST, '--limit', '6', '--engine', 'ray', '--address', cluster.address, '--results', tmp_path/'ray', env=env)
+    ray_cmd = ['sweep', *FAST, '--limit', '6', '--engine', 'ray', '--address', cluster.address, '--results', tmp_path/'ray']
+    # stopped with SIGTERM once two rows have landed and checks are running: its checks are cancelled on both nodes
+    driver = subprocess.Popen([str(BIN/'trn-compat'), *map(str, ray_cmd)], env={**os.environ, **env}, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    t = time.monotonic()
+    while not (len(rows(tmp_path/'ray')) >= 2 and ours(tmp_path/'cache')) and time.monotonic() - t < 600 and driver.poll() is None:
+        time.sleep(0.3)
+    assert driver.poll() is None, driver.communicate()[0]
+    driver.send_signal(signal.SIGTERM)
+    out, _ = driver.communicate(timeout=120)
+    assert driver.returncode == 130 and 'the same command resumes' in out, out
+    for _ in range(50):
+        if not ours(tmp_path/'cache'): break
+        time.sleep(0.2)
+    assert ours(tmp_path/'cache') == [] and 2 <= len(rows(tmp_path/'ray')) < 6
+    on_ray = cli(*ray_cmd, env=env)                          # resumes: only the models without a row
     assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
+    assert 'already had a row' in on_ray.stdout, on_ray.stdout
     a, b = by_arch(tmp_path/'local'), by_arch(tmp_path/'ray')
     assert len(a) == 6 and {k: r['status'] for k, r in a.items()} == {k: r['status'] for k, r in b.items()}
     assert {'llama', 'qwen3', 'qwen3_moe', 'mixtral'} <= set(a) and all(r['status'] == 'pass' for r in a.values()), a
@@ -73,17 +91,16 @@ def test_two_nodes_give_the_local_rows_and_a_second_run_does_nothing(cluster, tm
     assert all(r['node'] is None for r in a.values())
     assert not list((tmp_path/'ray').rglob('.*.partial.ipynb'))
 
-    again = cli('sweep', *FAST, '--limit', '6', '--engine', 'ray', '--address', cluster.address, '--results', tmp_path/'ray', env=env)
+    again = cli(*ray_cmd, env=env)
     assert again.returncode == 0 and 'nothing to do: all 6 models already have a row' in again.stdout, again.stdout + again.stderr
     assert ours(tmp_path/'cache') == []
 
 
 def test_a_node_lost_mid_sweep_costs_no_row(cluster, tmp_path):
-    import subprocess
-    from conftest import BIN, ROOT
+    from conftest import ROOT
     cache = tmp_path/'cache'
     env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests'), 'TRN_COMPAT_CACHE': str(cache)}
-    driver = subprocess.Popen([str(BIN/'trn-compat'), 'sweep', *FAST, '--limit', '4', '--engine', 'ray', '--address', cluster.address,
+    driver = subprocess.Popen([str(BIN/'trn-compat'), 'sweep', *FAST, '--limit', '4', '--engine', 'ray', '--address', cluster.address, '--transformers', '5.23.0',
                                '--results', str(tmp_path/'r')], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     victim, t = None, time.monotonic()
     while victim is None and time.monotonic() - t < 300 and driver.poll() is None:   # a check running on the other node, for 2 s
@@ -96,6 +113,7 @@ def test_a_node_lost_mid_sweep_costs_no_row(cluster, tmp_path):
     assert driver.returncode == 0, out
     got = rows(tmp_path/'r')
     assert len(got) == 4 and len({r['model_id'] for r in got}) == 4, [r['model_id'] for r in got]     # one row each
+    assert {r['versions']['transformers'] for r in got} == {'5.23.0'}     # checked in the pair's environment, built on the nodes
     moved = [r for r in got if r['lost_nodes']]
     assert len(moved) >= 1 and all(r['status'] == 'pass' and r['run_id'] != lost_run for r in moved), moved
     assert all(len(r['lost_nodes']) == 1 and r['node'] != r['lost_nodes'][0] for r in moved)      # ran again, elsewhere
