@@ -33,9 +33,9 @@ from .tiny import cache_dir
 
 # %% auto #0
 __all__ = ['FORWARDED', 'RAY_RESOURCE', 'ENGINES', 'Stack', 'parse_stacks', 'PairEnv', 'env_versions', 'EnvBuildError',
-           'site_packages', 'pair_env', 'Unit', 'forwarded_env', 'environ', 'env_on_node', 'reuse_files', 'run_unit',
-           'land', 'unit_options', 'CoreLedger', 'Tracker', 'node_core_ids', 'unit_on_node', 'connect', 'disconnect',
-           'lost_row', 'UnitLost', 'run_ray', 'predicted_versions', 'unit_cores', 'MatrixPlan', 'sweep_pair_of',
+           'site_packages', 'env_folder', 'pair_env', 'Unit', 'forwarded_env', 'environ', 'env_on_node', 'reuse_files',
+           'run_unit', 'land', 'unit_options', 'CoreLedger', 'Tracker', 'node_core_ids', 'unit_on_node', 'connect',
+           'disconnect', 'lost_row', 'UnitLost', 'run_ray', 'predicted_versions', 'unit_cores', 'MatrixPlan',
            'plan_matrix', 'sweep_matrix']
 
 # %% ../nbs/20_fleet.ipynb #f6adc25a
@@ -94,13 +94,17 @@ def site_packages(python:str=sys.executable) -> str:
     return subprocess.run([python, '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
                           capture_output=True, text=True, check=True).stdout.strip()
 
+def env_folder(stack:Stack, root:str|Path|None=None) -> Path:
+    "Where `stack`'s environment lives (`ready.json` in it once it is built)."
+    return Path(root or cache_dir()/'envs')/stack.key()
+
 def pair_env(stack:Stack, # the pair
              root:str|Path|None=None, # where environments live (default: <cache>/envs)
             ) -> PairEnv:
     "The Python of `stack`'s environment, built once and reused."
     if not stack.requirements: return PairEnv(sys.executable, stack_versions())
-    root = Path(root or cache_dir()/'envs')
-    where = root/stack.key()
+    where = env_folder(stack, root)
+    root = where.parent
     root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(root/f'{stack.key()}.lock'), timeout=1800):
         if (where/'ready.json').exists(): return PairEnv(str(where/'bin'/'python'), json.loads((where/'ready.json').read_text()))
@@ -199,7 +203,7 @@ def _run_unit(unit, block, reuse, node, deadline_s):
         except BaseException:
             stop(job); raise        # cancelled: nothing of the check outlives the unit
         store = ResultStore(results)
-        pair = VersionPair.of(make_row(status='error', platform=unit.platform, versions=env.versions))
+        pair = VersionPair.of_stack(unit.platform, env.versions)
         row = finish(job, store, pair, results, unit.platform, {}, timed_out=late, deadline_s=deadline)
         nb = results/row['notebook'] if row.get('notebook') else None
         added = {k: v for k, v in reuse_files(results).items() if k not in (reuse or {})}
@@ -328,7 +332,7 @@ def run_ray(units:list, # the units to run, in order (`plan_units`)
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)   # lives as long as the driver's node
     tracker = ray.remote(Tracker).options(num_cpus=0, scheduling_strategy=here).remote()
     remote = ray.remote(max_retries=0)(unit_on_node)
-    pending, inflight, rows, not_built = list(units), {}, [], []
+    pending, inflight, rows, not_built, reuse = list(units), {}, [], [], reuse_files(store.root)
     bar = tqdm(total=len(units), desc='sweep (ray)', unit='check', disable=not progress or not units, dynamic_ncols=True)
     def record(row):
         rows.append(row); bar.update(1)
@@ -346,33 +350,33 @@ def run_ray(units:list, # the units to run, in order (`plan_units`)
             busy = sum(u.cores for u, _ in inflight.values())
             while pending and busy + pending[0].cores <= max(cap, pending[0].cores):   # submit lazily: later units reuse new references
                 u = pending.pop(0)
-                ref = remote.options(**unit_options(u.platform, u.cores)).remote(u, reuse_files(store.root), tracker)
+                ref = remote.options(**unit_options(u.platform, u.cores)).remote(u, reuse, tracker)
                 inflight[ref] = (u, time.monotonic()); busy += u.cores
             done, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
             for ref in list(inflight):
                 u, t = inflight[ref]
                 late = ref not in done and time.monotonic() - t > 2 * (2 * u.timeout_s + 120) + 600
                 if ref not in done and not late: continue
-                node = ray.get(tracker.node_of.remote(u.run_id)) or 'a node not yet known'
+                node = lambda: ray.get(tracker.node_of.remote(u.run_id)) or 'a node not yet known'
                 del inflight[ref]
                 try:
-                    if late: ray.cancel(ref, force=True); raise UnitLost(f'the check ran past the driver\'s deadline on {node}')
+                    if late: ray.cancel(ref, force=True); raise UnitLost(f'the check ran past the driver\'s deadline on {node()}')
                     result = ray.get(ref)
                 except RayTaskError as e:   # the unit itself failed (an environment that does not build): its row says why
                     cause = e.cause or e
                     record(lost_row(u, versions[u.stack], 'environment' if isinstance(cause, EnvBuildError) else 'killed', cause,
                                     str(e)[-6000:], store)); continue
                 except (RayError, UnitLost) as e:
-                    u.lost.append(node)
+                    u.lost.append(node())
                     if isinstance(e, UnitLost) or len(u.lost) > retries:
                         why = UnitLost(f'lost with {", ".join(u.lost)} ({len(u.lost)} tries): {type(e).__name__}: {str(e)[:500]}')
                         record(lost_row(u, versions[u.stack], 'timeout' if late else 'killed', why, str(e)[-6000:], store))
                     else:
-                        tqdm.write(f'{u.model}: lost with {node}; trying again ({len(u.lost)} of {retries} retries)')
+                        tqdm.write(f'{u.model}: lost with {u.lost[-1]}; trying again ({len(u.lost)} of {retries} retries)')
                         u.run_id = uuid.uuid4().hex; pending.insert(0, u)
                     continue
                 if 'not_built' in result: not_built.append((u.stack, u.model, result['not_built'])); bar.update(1); continue
-                record(land(result, store))
+                record(land(result, store)); reuse.update(result['reuse'])
             running = Counter(n for n, _ in ray.get(tracker.running.remote()).values())
             c = Counter(r['status'] for r in rows)
             bar.set_postfix_str(f'pass {c["pass"]} fail {c["fail"]} error {c["error"]} skip {c["skip"]} | running: '
@@ -409,6 +413,7 @@ def unit_cores(entry, platform:str, params:dict) -> int:
 @dataclass
 class MatrixPlan:
     "What a matrix sweep will do."
+    platform:str
     stacks:list
     versions:dict            # by stack: the versions its environment reports (or will, in a dry run)
     built:dict               # by stack: whether its environment exists already
@@ -419,29 +424,25 @@ class MatrixPlan:
         "The plan, for `--dry-run`."
         lines = [f'{"version pair":58} {"env":8} {"to check":>8} {"have a row":>10} cores']
         for s in self.stacks:
-            pair = sweep_pair_of(self.units[0].platform if self.units else 'cpu', self.versions[s])
+            pair = VersionPair.of_stack(self.platform, self.versions[s])
             us = [u for u in self.units if u.stack == s]
             lines.append(f'{pair.name:58} {"ready" if self.built[s] else "to build":8} {len(us):>8} {sum(self.done_before[s].values()):>10} '
                          + (', '.join(f'{n}x{c}' for c, n in sorted(Counter(u.cores for u in us).items())) or '-'))
         return '\n'.join(lines)
-
-def sweep_pair_of(platform:str, versions:dict) -> VersionPair:
-    from trn_compat.sweep import sweep_pair
-    return sweep_pair(platform, versions)
 
 def plan_matrix(entries:list, stacks:list, store:ResultStore, platform:str, timeout_s:float, force:bool, retry_failed:bool,
                 check_params:dict, versions:dict|None=None) -> MatrixPlan:
     "The units of a matrix sweep, pair by pair (`versions`: each stack's, else predicted)."
     from trn_compat.sweep import todo
     versions = versions or {s: predicted_versions(s) for s in stacks}
-    built = {s: not s.requirements or (cache_dir()/'envs'/s.key()/'ready.json').exists() for s in stacks}
+    built = {s: not s.requirements or (env_folder(s)/'ready.json').exists() for s in stacks}
     units, done = [], {}
     for s in stacks:
-        left, done[s] = todo(entries, store, sweep_pair_of(platform, versions[s]), force, retry_failed)
+        left, done[s] = todo(entries, store, VersionPair.of_stack(platform, versions[s]), force, retry_failed)
         params = [{**check_params, **e.params} for e in left]
         us = [Unit(e.model, e.task, e.tiny, s, unit_cores(e, platform, p), platform, timeout_s, p) for e, p in zip(left, params)]
         units += sorted(us, key=lambda u: -u.cores)   # first-fit decreasing, within a pair
-    return MatrixPlan(stacks, versions, built, units, done)
+    return MatrixPlan(platform, stacks, versions, built, units, done)
 
 # %% ../nbs/20_fleet.ipynb #9d59f204
 def sweep_matrix(entries:list, # the models, from `views.view`
@@ -464,7 +465,7 @@ def sweep_matrix(entries:list, # the models, from `views.view`
     if dry_run:
         plan = plan_matrix(entries, stacks, store, platform, timeout_s, force, retry_failed, check_params)
         say(plan.table()); say(f'{len(plan.units)} checks in {len(stacks)} version pair(s) on {engine}; dry run: nothing was run or built')
-        return [SweepReport(done_before=plan.done_before[s], pair=sweep_pair_of(platform, plan.versions[s])) for s in stacks]
+        return [SweepReport(done_before=plan.done_before[s], pair=VersionPair.of_stack(platform, plan.versions[s])) for s in stacks]
     if engine == 'local':
         reports = []
         for s in stacks:
@@ -488,7 +489,7 @@ def sweep_matrix(entries:list, # the models, from `views.view`
         if started: disconnect()
     reports = []
     for s in stacks:
-        pair = sweep_pair_of(platform, plan.versions[s])
+        pair = VersionPair.of_stack(platform, plan.versions[s])
         reports.append(SweepReport([r for r in rows if VersionPair.of(r) == pair], plan.done_before[s],
                                    [(m, w) for t, m, w in not_built if t == s], interrupted, pair))
     return reports

@@ -84,6 +84,11 @@ class VersionPair:
         compiler = 'neuronx-cc' if row['platform'] == 'neuron' else 'torch'
         return cls(row['platform'], compiler, v.get(compiler) or 'absent', v.get('transformers') or 'absent')
 
+    @classmethod
+    def of_stack(cls, platform:str, versions:dict) -> 'VersionPair':
+        "The version pair that checks on `platform` with a stack of these versions belong to."
+        return cls.of({'platform': platform, 'versions': versions})
+
 def slug(model_id:str, # Hub id or local path
          task:str='text-generation', # appended when it is not text-generation
         ) -> str:

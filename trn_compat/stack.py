@@ -5,6 +5,7 @@
 # %% ../nbs/00_stack.ipynb #90bc398a
 from __future__ import annotations
 
+import functools
 import importlib.metadata as metadata
 import importlib.util
 import os
@@ -76,18 +77,18 @@ def hub_status(endpoint:str|None=None, # the Hub (None: HF_ENDPOINT or huggingfa
                offline:bool|None=None, # None: HF_HUB_OFFLINE as huggingface_hub reads it
               ) -> tuple[bool, str]:
     "Whether the Hub answers, and why not when it does not (kept per process for the default arguments)."
-    if endpoint is None and timeout is None and offline is None:
-        if _HUB_STATUS: return _HUB_STATUS[0]
-        _HUB_STATUS.append(hub_status(_default_endpoint(), float(os.environ.get('TRN_COMPAT_HUB_TIMEOUT', HUB_TIMEOUT_S)), _offline()))
-        return _HUB_STATUS[0]
+    if endpoint is None and timeout is None and offline is None: return _hub_status_here()
     if offline if offline is not None else _offline(): return False, 'HF_HUB_OFFLINE is set'
     import httpx
-    endpoint = endpoint or _default_endpoint()
-    try: httpx.head(endpoint, timeout=timeout or HUB_TIMEOUT_S, follow_redirects=False)
-    except Exception as e: return False, f'{endpoint} did not answer in {timeout or HUB_TIMEOUT_S:g} s ({type(e).__name__}: {str(e)[:120]})'
+    endpoint, timeout = endpoint or _default_endpoint(), timeout or HUB_TIMEOUT_S
+    try: httpx.head(endpoint, timeout=timeout, follow_redirects=False)
+    except Exception as e: return False, f'{endpoint} did not answer in {timeout:g} s ({type(e).__name__}: {str(e)[:120]})'
     return True, f'{endpoint} answered'
 
-_HUB_STATUS = []
+@functools.cache
+def _hub_status_here() -> tuple[bool, str]:
+    "`hub_status` with this process's settings, asked once."
+    return hub_status(_default_endpoint(), float(os.environ.get('TRN_COMPAT_HUB_TIMEOUT', HUB_TIMEOUT_S)), _offline())
 
 def _offline() -> bool:
     from huggingface_hub.constants import is_offline_mode

@@ -38,7 +38,7 @@ __all__ = ['CHECK_OPTIONS', 'PR_SET_PDEATHSIG', 'sweep_pair', 'todo', 'CorePool'
 # %% ../nbs/13_sweep.ipynb #64ee931a
 def sweep_pair(platform:str, versions:dict|None=None) -> VersionPair:
     "The version pair that checks on `platform` belong to: this environment's, or the one whose `versions` are given."
-    return VersionPair.of(make_row(status='error', platform=platform, versions=versions or stack_versions()))
+    return VersionPair.of_stack(platform, versions or stack_versions())
 
 def todo(entries:list[ViewEntry], # the view
          store:ResultStore, # the result store
@@ -213,8 +213,10 @@ def run_sweep(entries:list[ViewEntry], # the models, from `views.view`
     jobs = auto_jobs(platform) if jobs == 'auto' else int(jobs)
     pool, pending, running = CorePool(get_platform(platform).visible_cores()), [], []
     for e in left:
-        try: pending.append(prepare(e, platform, check_params)); pending[-1].python, pending[-1].versions = python, versions
-        except TinyBuildError as err: report.not_built.append((e.model, str(err)))
+        try: job = prepare(e, platform, check_params)
+        except TinyBuildError as err: report.not_built.append((e.model, str(err))); continue
+        job.python, job.versions = python, versions
+        pending.append(job)
     pending.sort(key=lambda j: -j.cores)   # first-fit decreasing
     deadline = 2 * timeout_s + grace_s
     bar = tqdm(total=len(pending), desc=f'sweep {pair.name}', unit='model', disable=not progress or not pending, dynamic_ncols=True)
