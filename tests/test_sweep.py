@@ -11,7 +11,7 @@ import psutil
 from conftest import BIN, ROOT, cli, rows
 from trn_compat.runner import RUN_ENV
 from trn_compat.sweep import run_sweep
-from trn_compat.views import architectures
+from trn_compat.views import ViewEntry, architectures
 
 FAST = ['--compile-backend', 'aot_eager', '--jobs', '2']
 
@@ -36,7 +36,7 @@ def by_arch(results):
 
 def test_faults_become_error_rows_and_the_sweep_goes_on(tmp_path):
     faults = {'llama': 'load:abort', 'qwen3': 'generate:hang', 'qwen3_moe': 'compile:raise', 'mixtral': 'load:oom',
-              'gemma2': 'kernel-load:kill', 'phi3': 'runner:kill'}
+              'gemma2': 'kernel-load:kill', 'phi3': 'runner:kill', 'qwen2': 'kernel-build:raise'}
     env = {'TRN_COMPAT_FAILPOINT': ','.join(f'{m}@{f}' for m, f in faults.items())}
     res = cli('sweep', '--view', 'architectures', '--limit', '8', '--results', tmp_path, '--timeout', '30', *FAST, env=env)
     assert res.returncode == 1, res.stdout + res.stderr
@@ -50,26 +50,35 @@ def test_faults_become_error_rows_and_the_sweep_goes_on(tmp_path):
         'mixtral': ('error', 'load', 'MemoryError'),          # ran out of memory while loading
         'gemma2': ('error', 'killed', 'CheckKilled'),         # the notebook kernel died
         'phi3': ('error', 'killed', 'CheckKilled'),           # the check process itself died: the sweep wrote the row
-        'mistral': ('pass', None, None), 'qwen2': ('pass', None, None)}, seen
+        'qwen2': ('error', 'build', 'RuntimeError'),         # building its tiny checkpoint raised
+        'mistral': ('pass', None, None)}, seen
     assert 'SIGABRT' in got['llama']['error']['message'] and "stage 'load'" in got['llama']['error']['message']
     assert 'without writing a row' in got['phi3']['error']['message']
     assert leftovers() == []
-    # --retry-failed re-checks exactly the six errors; without faults they pass
+    assert 'failpoint: kernel-build raises' in got['qwen2']['error']['traceback']
+    # --retry-failed re-checks exactly the seven errors; without faults they pass
     res = cli('sweep', '--view', 'architectures', '--limit', '8', '--results', tmp_path, '--retry-failed', *FAST)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert '6 checked (6 pass); 2 already had a row' in res.stdout, res.stdout
+    assert '7 checked (7 pass); 1 already had a row' in res.stdout, res.stdout
     assert len(rows(tmp_path)) == 8 and all(r['status'] == 'pass' for r in rows(tmp_path))
 
 
-def test_sweep_deadline_keeps_the_partial_notebook(tmp_path, monkeypatch):
-    # a kernel that hangs outside any script step is stopped by the sweep's own deadline (2 * timeout + grace)
-    monkeypatch.setenv('TRN_COMPAT_FAILPOINT', 'llama@kernel-load:hang')
-    entries = [e for e in architectures() if e.tiny in ('llama', 'qwen3')]
+def test_sweep_deadline_and_faults_before_the_check(tmp_path, monkeypatch, models):
+    # a kernel that hangs outside any script step is stopped by the sweep's own deadline (2 * timeout + grace); a config
+    # that cannot be read and a planning crash in the sweep itself do not stop it either
+    monkeypatch.setenv('TRN_COMPAT_FAILPOINT', 'llama@kernel-load:hang,mistral@sweep-plan:raise')
+    broken = tmp_path/'models'/'broken'
+    broken.mkdir(parents=True); (broken/'config.json').write_text('{"model_type": "llama", ')
+    entries = [e for e in architectures() if e.tiny in ('llama', 'qwen3')] + [
+        ViewEntry(str(broken), 'text-generation'), ViewEntry(str(models('mistral')), 'text-generation', params={'dtype': 'float32'})]
     t = time.monotonic()
-    report = run_sweep(entries, tmp_path, jobs=2, timeout_s=10, grace_s=10, progress=False, compile_backend='aot_eager')
+    report = run_sweep(entries, tmp_path/'r', jobs=2, timeout_s=10, grace_s=10, progress=False, compile_backend='aot_eager')
     got = {Path(r['model_id']).name: r for r in report.rows}
     assert (got['llama']['status'], got['llama']['stage'], got['llama']['error']['type']) == ('error', 'timeout', 'CheckTimeout')
     assert got['qwen3']['status'] == 'pass'
+    assert (got['broken']['status'], got['broken']['stage'], got['broken']['error']['type']) == ('error', 'plan', 'InvalidCheckpoint')
+    assert (got['mistral']['status'], got['mistral']['cores']) == ('pass', 1), got['mistral']['error']   # one core; its check planned again
+    tmp_path = tmp_path/'r'
     nb = Path(tmp_path)/got['llama']['notebook']
     outputs = ''.join(o.get('text', '') for c in nbformat.read(nb, as_version=4).cells for o in c.get('outputs', []))
     assert 'Plan: ' in outputs and '1 core, single' in outputs                           # the evidence shows what ran before the hang

@@ -78,6 +78,8 @@ def parser() -> argparse.ArgumentParser:
                    'HuggingFaceTB/SmolLM2-1.7B-Instruct online)')
     c.add_argument('--cache', default=None, metavar='URL', help='shared compile cache (hf://..., file://..., a folder): '
                    'fetch this model\'s graphs before the check, publish new ones after (default: $TRN_COMPAT_CACHE_URL, else none)')
+    c.add_argument('--tiny', default=None, metavar='ARCH', help='first build a tiny random checkpoint of this transformers '
+                   'architecture (model type) in the MODEL folder, unless it is there (the architectures view does this)')
     c.add_argument('--run-id', default=None, help=argparse.SUPPRESS)   # chosen by a sweep, to find the run's row and processes
     s = sub.add_parser('sweep', help='check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults')
     s.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (default: architectures, no downloads)')
@@ -217,17 +219,14 @@ def sweep_command(args) -> int:
                            **params)
     if args.dry_run: return 0
     rows = [r for rep in reports for r in rep.rows]
-    for rep in reports:
-        for model, why in rep.not_built: print(f'not built (untested): {why}')
     if rows: print(); print(summary_table(rows))
     for rep in reports:
         counts = ', '.join(f'{n} {s}' for s, n in sorted(rep.counts.items()))
         before = sum(rep.done_before.values())
-        print(f'{rep.pair.name}: ' + (f'{len(rep.rows)} checked ({counts}); ' if rep.rows else 'nothing to do; ') + f'{before} already had a row'
-              + (f'; {len(rep.not_built)} not built' if rep.not_built else ''))
+        print(f'{rep.pair.name}: ' + (f'{len(rep.rows)} checked ({counts}); ' if rep.rows else 'nothing to do; ') + f'{before} already had a row')
     if any(rep.interrupted for rep in reports):
         print(f'\ninterrupted after {len(rows)} checks; the same command resumes'); return 130
-    if not rows and not any(rep.not_built for rep in reports):
+    if not rows:
         before = sum(sum(rep.done_before.values()) for rep in reports)
         print(f'nothing to do: all {before} models already have a row in {", ".join(rep.pair.name for rep in reports)} '
               '(--retry-failed re-checks fail and error, --force all)'); return 0
@@ -356,7 +355,7 @@ def main(argv:list[str]|None=None) -> int:
                                         dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
                                         revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
                                         cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id,
-                                        cache=cache_url(args.cache))
+                                        cache=cache_url(args.cache), tiny=args.tiny)
         except (runner.RunInterrupted, KeyboardInterrupt) as e:
             print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
             return 130

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import traceback
 import uuid
 from dataclasses import asdict
 from pathlib import Path
@@ -33,8 +34,8 @@ from .source import CheckInputError, SkipCheck, inspect_model
 from .stack import instance_type, pip_freeze, stack_versions
 
 # %% auto #0
-__all__ = ['module_body', 'script_source', 'run_script', 'PlatformUnavailable', 'CheckKilled', 'CheckTimeout', 'script_failure',
-           'step', 'now', 'host_holds', 'CheckRecord']
+__all__ = ['module_body', 'script_source', 'run_script', 'PlatformUnavailable', 'CheckKilled', 'CheckTimeout', 'NotBuilt',
+           'script_failure', 'step', 'now', 'host_holds', 'CheckRecord']
 
 # %% ../nbs/09_evidence.ipynb #9903f15a
 def module_body(module) -> str:
@@ -113,6 +114,10 @@ def run_script(source:str, # the script
 class PlatformUnavailable(CheckInputError): "The platform asked for is not on this machine."
 class CheckKilled(RuntimeError): "The check's process died without reporting."
 class CheckTimeout(RuntimeError): "The check ran past its timeout and was killed."
+class NotBuilt(SkipCheck):
+    "No tiny checkpoint of this architecture can be made (the `architectures` view): nothing to check."
+    stage = 'build'
+    def __init__(self, message:str): super().__init__('not-built', message)
 
 def script_failure(run:dict, # what `run_script` returned
                    timeout_s:float, # the timeout it ran under
@@ -139,7 +144,8 @@ def step(stage:str):
                 check_module.failpoint(f'kernel-{stage}', self.params.model)   # test-only: TRN_COMPAT_FAILPOINT=kernel-plan:kill kills the notebook kernel
                 return f(self, *args, **kwargs)
             except CheckInputError as e:
-                self.end(e.status, stage=e.stage, reason=e.reason, error={'type': type(e).__name__, 'message': str(e), 'traceback': ''})
+                cause = ''.join(traceback.format_exception(e.__cause__)) if e.__cause__ else ''
+                self.end(e.status, stage=e.stage, reason=e.reason, error={'type': type(e).__name__, 'message': str(e), 'traceback': cause})
             except Exception as e:
                 self.end('error', stage=stage, error=error_info(e))
         return run
@@ -201,6 +207,17 @@ class CheckRecord:
         "The stack this check runs on, as a table for the notebook."
         return {'platform': self.params.platform, 'instance type': self.row['instance_type'] or 'not EC2',
                 **{k: (v or 'absent') for k, v in self.row['versions'].items()}}
+
+    @step('build')
+    def build(self, arch:str|None=None, # the architecture of a tiny random checkpoint to build at `model` (None: nothing to build)
+             ):
+        "Build the tiny random checkpoint of `arch` in the model's folder, unless it is there (the `architectures` view)."
+        if not arch: return print('Nothing to build: the model is a checkpoint.')
+        from .tiny import TinyBuildError, build_tiny
+        self.row['model_type'] = arch
+        try: path = build_tiny(arch, self.params.model, task=self.params.task)
+        except TinyBuildError as e: raise NotBuilt(str(e)) from e
+        print(f'Tiny random {arch} checkpoint in {path}: ' + ', '.join(sorted(p.name for p in path.iterdir())))
 
     @step('plan')
     def plan(self):
@@ -411,6 +428,7 @@ class CheckRecord:
 
     def save(self) -> dict:
         "Upsert the row into the result store and return it."
+        check_module.failpoint('kernel-save', self.params.model)   # test-only: a row that cannot be saved
         self.row['finished_at'] = now()
         path = self.store.upsert(self.row)
         print(f'Saved to {path}')

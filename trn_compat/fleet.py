@@ -180,19 +180,15 @@ def run_unit(unit:Unit, # the check
 
 def _run_unit(unit, block, reuse, node, deadline_s):
     from trn_compat.sweep import Job, finish, start, stop, tail
-    from trn_compat.tiny import TinyBuildError, build_tiny
     from trn_compat.views import ViewEntry
     work = Path(tempfile.mkdtemp(prefix='trn-compat-unit-'))
     try:
         env = pair_env(unit.stack)
-        try:
-            if unit.tiny: build_tiny(unit.tiny, unit.model)
-        except TinyBuildError as e: return dict(not_built=str(e), node=node)
         results, logs = work/'results', work/'logs'
         logs.mkdir(parents=True)
         for rel, text in (reuse or {}).items():
             (results/rel).parent.mkdir(parents=True, exist_ok=True); (results/rel).write_text(text)
-        job = Job(ViewEntry(unit.model, unit.task, params=unit.params), unit.cores, run_id=unit.run_id, block=list(block),
+        job = Job(ViewEntry(unit.model, unit.task, params=unit.params, tiny=unit.tiny), unit.cores, run_id=unit.run_id, block=list(block),
                   python=env.python, versions=env.versions)
         start(job, results, unit.platform, unit.timeout_s, {}, logs)
         deadline = deadline_s or 2 * unit.timeout_s + 120
@@ -324,15 +320,15 @@ def run_ray(units:list, # the units to run, in order (`plan_units`)
             retries:int=2, # tries after a lost node, before a `killed` row
             progress:bool=True, # one progress bar across nodes and pairs
             on_row=None, # called with each row as it lands
-           ) -> tuple[list, list, bool]:
-    "Run units on the connected Ray cluster; the rows written, the (stack, model, why) not built, and whether it was interrupted."
+           ) -> tuple[list, bool]:
+    "Run units on the connected Ray cluster; the rows written and whether it was interrupted."
     import ray
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)   # lives as long as the driver's node
     tracker = ray.remote(Tracker).options(num_cpus=0, scheduling_strategy=here).remote()
     remote = ray.remote(max_retries=0)(unit_on_node)
-    pending, inflight, rows, not_built, reuse = list(units), {}, [], [], reuse_files(store.root)
+    pending, inflight, rows, reuse = list(units), {}, [], reuse_files(store.root)
     bar = tqdm(total=len(units), desc='sweep (ray)', unit='check', disable=not progress or not units, dynamic_ncols=True)
     def record(row):
         rows.append(row); bar.update(1)
@@ -375,7 +371,6 @@ def run_ray(units:list, # the units to run, in order (`plan_units`)
                         tqdm.write(f'{u.model}: lost with {u.lost[-1]}; trying again ({len(u.lost)} of {retries} retries)')
                         u.run_id = uuid.uuid4().hex; pending.insert(0, u)
                     continue
-                if 'not_built' in result: not_built.append((u.stack, u.model, result['not_built'])); bar.update(1); continue
                 record(land(result, store)); reuse.update(result['reuse'])
             running = Counter(n for n, _ in ray.get(tracker.running.remote()).values())
             c = Counter(r['status'] for r in rows)
@@ -390,7 +385,7 @@ def run_ray(units:list, # the units to run, in order (`plan_units`)
     finally:
         if main: signal.signal(signal.SIGTERM, before)
         bar.close()
-    return rows, not_built, interrupted
+    return rows, interrupted
 
 # %% ../nbs/20_fleet.ipynb #75d54fb1
 ENGINES = ('local', 'ray')
@@ -406,7 +401,6 @@ def predicted_versions(stack:Stack) -> dict:
 
 def unit_cores(entry, platform:str, params:dict) -> int:
     "Cores planned for an entry: tiny checkpoints fit one core; a Hub model as the planner says (one, when it cannot say)."
-    if entry.tiny: return int(params.get('cores') or 1)
     from trn_compat.sweep import prepare
     return prepare(entry, platform, params).cores
 
@@ -484,12 +478,12 @@ def sweep_matrix(entries:list, # the models, from `views.view`
         for s, e in envs.items():
             if s.requirements: say(f'{s.label}: environment {"built in %.0f s" % e.built_s if e.built_s else "reused"} on a node')
         plan = plan_matrix(entries, stacks, store, platform, timeout_s, force, retry_failed, check_params, {s: e.versions for s, e in envs.items()})
-        rows, not_built, interrupted = run_ray(plan.units, plan.versions, store, retries, progress, on_row)
+        rows, interrupted = run_ray(plan.units, plan.versions, store, retries, progress, on_row)
     finally:
         if started: disconnect()
     reports = []
     for s in stacks:
         pair = VersionPair.of_stack(platform, plan.versions[s])
         reports.append(SweepReport([r for r in rows if VersionPair.of(r) == pair], plan.done_before[s],
-                                   [(m, w) for t, m, w in not_built if t == s], interrupted, pair))
+                                   interrupted, pair))
     return reports

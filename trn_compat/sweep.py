@@ -22,12 +22,12 @@ from pathlib import Path
 import psutil
 from tqdm import tqdm
 
+from .check import failpoint
 from .evidence import CheckKilled, CheckTimeout
 from .platforms import get_platform
 from .results import ResultStore, VersionPair, make_row
 from .runner import RUN_ENV, kill_run, partial_path, run_processes, unfinished_row
 from .stack import stack_versions
-from .tiny import TinyBuildError, build_tiny
 from .views import ViewEntry
 
 # %% auto #0
@@ -91,16 +91,17 @@ def prepare(entry:ViewEntry, # a view entry
             platform:str, # where it will run
             check_params:dict, # the sweep's check parameters
            ) -> Job:
-    "Build the entry's tiny checkpoint if it has one, and plan its cores for packing."
+    "Plan an entry's cores, only to pack it: a tiny checkpoint (built by its own check) takes one core, or the cores asked."
     from trn_compat.planner import plan_model
-    if entry.tiny: build_tiny(entry.tiny, entry.model)
     params = {**check_params, **entry.params}
+    if entry.tiny: return Job(entry, max(1, int(params.get('cores') or 1)))
     try:
+        failpoint('sweep-plan', entry.model)   # test-only: a planning crash here must not stop the sweep
         plan = plan_model(entry.model, entry.task, platform, params.get('dtype') or 'bfloat16', params.get('core_memory_gib'),
                           params.get('cores'), params.get('revision'), params.get('trust_remote_code', False))
         cores = plan.cores if plan.status != 'skip' else 1
-    except Exception: cores = 1   # bad input: the check itself records it, on one core
-    return Job(entry, max(1, cores))
+    except Exception: cores = params.get('cores') or 1   # the check plans again, and its row says what went wrong
+    return Job(entry, max(1, int(cores)))
 
 # %% ../nbs/13_sweep.ipynb #00d466c2
 CHECK_OPTIONS = ('dtype', 'compile_backend', 'max_new_tokens', 'revision', 'cores', 'core_memory_gib', 'judge', 'trust_remote_code', 'cache')
@@ -109,7 +110,7 @@ def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, chec
     "The `trn-compat check` command line of a job, in its version pair's Python."
     cmd = [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', job.entry.model,
            '--task', job.entry.task, '--platform', platform, '--results', str(results_dir), '--timeout', str(timeout_s),
-           '--run-id', job.run_id]
+           '--run-id', job.run_id] + (['--tiny', job.entry.tiny] if job.entry.tiny else [])
     for k, v in {**check_params, **job.entry.params}.items():
         if k not in CHECK_OPTIONS: raise ValueError(f'unknown check parameter {k!r}: one of {", ".join(CHECK_OPTIONS)}')
         if v is True: cmd.append(f'--{k.replace("_", "-")}')
@@ -177,7 +178,6 @@ class SweepReport:
     "What a sweep did."
     rows:list = field(default_factory=list)          # rows written by this sweep
     done_before:dict = field(default_factory=dict)   # rows that were already there, by status
-    not_built:list = field(default_factory=list)     # (model, why) of tiny checkpoints that could not be built
     interrupted:bool = False
     pair:VersionPair|None = None
 
@@ -213,8 +213,7 @@ def run_sweep(entries:list[ViewEntry], # the models, from `views.view`
     jobs = auto_jobs(platform) if jobs == 'auto' else int(jobs)
     pool, pending, running = CorePool(get_platform(platform).visible_cores()), [], []
     for e in left:
-        try: job = prepare(e, platform, check_params)
-        except TinyBuildError as err: report.not_built.append((e.model, str(err))); continue
+        job = prepare(e, platform, check_params)
         job.python, job.versions = python, versions
         pending.append(job)
     pending.sort(key=lambda j: -j.cores)   # first-fit decreasing

@@ -9,12 +9,13 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS',
-           'train_tokenizer', 'TinyBuildError', 'causal_lm_types', 'tiny_config', 'build_tiny', 'cache_dir',
-           'build_smollm2', 'smollm2']
+__all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS', 'TINY_RECIPES',
+           'train_tokenizer', 'TinyRecipe', 'TinyBuildError', 'causal_lm_types', 'image_text_types', 'tiny_config',
+           'tiny_model', 'build_tiny', 'cache_dir', 'build_smollm2', 'smollm2']
 
 # %% ../nbs/02_tiny.ipynb #90ccee2b
 CORPUS = """\
@@ -80,6 +81,130 @@ SHRINK = dict(TEXT, head_dim=16, num_experts=4, num_local_experts=4, n_routed_ex
               decoder_ffn_dim=128, encoder_ffn_dim=128, ffn_dim=128)
 TINY_MAX_PARAMS = 3_000_000   # a shrunk config with more parameters kept a size field SHRINK does not name
 
+@dataclass(frozen=True)
+class TinyRecipe:
+    "How one architecture is shrunk beyond `SHRINK`: data, one entry per architecture that needs it."
+    fields:dict = field(default_factory=dict)   # set after SHRINK, on the config and its text config (where they take them)
+    init:dict = field(default_factory=dict)     # passed to the config class itself (for defaults its own validators refuse)
+    sub:dict = field(default_factory=dict)      # {sub-config attribute: {field: value}} (vision_config, audio_config, ...)
+    text_config:str|None = None                 # the sub-config that is the text model, where `get_text_config()` is ambiguous
+    unbuildable:str|None = None                 # why no tiny checkpoint can be made here (a limit outside trn-compat)
+    why:str = ''                                # why the override is needed
+
+# Measured on transformers 5.24.0: each entry is what that architecture's config class needs to be small and valid.
+TINY_RECIPES:dict[str, TinyRecipe] = {
+    'bailing_hybrid': TinyRecipe(init=dict(head_dim=16, num_attention_heads=4, num_hidden_layers=2, layer_group_size=2),
+                                 why='linear_head_dim is copied from head_dim at init'),
+    'bamba': TinyRecipe(fields=dict(mamba_n_heads=8, mamba_d_head=16, mamba_d_state=16, mamba_chunk_size=16, attn_layer_indices=[1]),
+                        why='Mamba heads must tile mamba_expand * hidden_size'),
+    'blt': TinyRecipe(init=dict(encoder_hash_byte_group_vocab=64, encoder_hash_byte_group_size=[3, 4],
+                                patcher_config=dict(vocab_size=512, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                                                    intermediate_size=64),
+                                encoder_config=dict(vocab_size=512, hidden_size=32, hidden_size_global=64, num_hidden_layers=1,
+                                                    num_attention_heads=2, intermediate_size=64),
+                                decoder_config=dict(vocab_size=512, hidden_size=32, hidden_size_global=64, num_hidden_layers=1,
+                                                    num_attention_heads=2, intermediate_size=64),
+                                global_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=4, intermediate_size=128)),
+                      why='four sub-models and a hash embedding, sized at init'),
+    'cohere_compass_text': TinyRecipe(init=dict(rope_parameters={'full_attention': {'rope_type': 'default', 'rope_theta': 10000.0}}),
+                                      why='rope parameters are looked up per layer type'),
+    'cpmant': TinyRecipe(fields=dict(dim_head=16, dim_ff=128, position_bias_num_buckets=32), why='sizes are dim_head, dim_ff'),
+    'dbrx': TinyRecipe(init=dict(d_model=64, attn_config=dict(kv_n_heads=2, rope_theta=10000.0, clip_qkv=8.0),
+                                 ffn_config=dict(ffn_hidden_size=128, moe_num_experts=4, moe_top_k=2)),
+                       why='attention and FFN sizes are sub-configs; the default attn_config lacks rope_theta and clip_qkv'),
+    'dory': TinyRecipe(fields=dict(num_hidden_layers=3, n_input_layers=1, n_recurrent_layers=1, n_output_layers=1),
+                       why='input + recurrent + output layers must sum to num_hidden_layers'),
+    'dots3_note': TinyRecipe(init=dict(text_config=dict(hidden_size=64, intermediate_size=128, moe_intermediate_size=64, num_hidden_layers=2,
+                                                        num_attention_heads=4, num_key_value_heads=4, head_dim=16, q_lora_rank=32,
+                                                        kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16,
+                                                        n_routed_experts=4, num_experts_per_tok=2, index_head_dim=16, index_n_heads=2,
+                                                        index_topk=16, shared_experts_intermediate_size=64, use_sliding_window=False),
+                                       vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                                          mlp_layer_types=['dense'], adapter_in_dim=32, adapter_out_dim=64),
+                                       audio_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                                         downsample_hidden_size=16, adapter_input_size=32, adapter_out_dim=64)),
+                             fields=dict(num_key_value_heads=4), why='MLA sizes are set at init; adapters must match the text width'),
+    'dots3_note_text': TinyRecipe(init=dict(hidden_size=64, intermediate_size=128, moe_intermediate_size=64, num_hidden_layers=2,
+                                            num_attention_heads=4, num_key_value_heads=4, head_dim=16, q_lora_rank=32, kv_lora_rank=16,
+                                            qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
+                                            index_head_dim=16, index_n_heads=2, index_topk=16, shared_experts_intermediate_size=64,
+                                            use_sliding_window=False),
+                                  fields=dict(num_key_value_heads=4), why='MLA and per-layer sizes are set at init; kv heads must equal heads'),
+    'falcon': TinyRecipe(fields=dict(ffn_hidden_size=128, num_kv_heads=2), why='its MLP size is ffn_hidden_size'),
+    'gemma3': TinyRecipe(fields=dict(mm_tokens_per_image=4),
+                         sub=dict(vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                                     image_size=32, patch_size=8)),
+                         why='SigLIP vision tower; mm_tokens_per_image must tile the patch grid'),
+    'gemma3n': TinyRecipe(unbuildable='its vision tower is a TimmWrapper: the config and model need the timm package, which is not installed'),
+    'gemma3n_text': TinyRecipe(init=dict(num_hidden_layers=2, intermediate_size=128, num_kv_shared_layers=0, laurel_rank=8),
+                               fields=dict(vocab_size_per_layer_input=512, hidden_size_per_layer_input=16, intermediate_size=[128, 128]),
+                               why='per-layer lists and kv sharing are set at init; intermediate_size is per layer'),
+    'gemma4': TinyRecipe(init=dict(text_config=dict(num_hidden_layers=2, global_head_dim=16)),
+                         fields=dict(vocab_size_per_layer_input=512, hidden_size_per_layer_input=16),
+                         why='per_layer_config is made at init from the layer count; per-layer input embeddings'),
+    # builds with init=dict(text_config=dict(num_hidden_layers=2, global_head_dim=16, hidden_size_per_layer_input=0,
+    # vocab_size_per_layer_input=0), backbone_hidden_size=64, num_centroids=16, centroid_intermediate_top_k=4), but cannot generate alone
+    'gemma4_assistant': TinyRecipe(unbuildable="a draft model for assisted decoding: its forward needs the target model's inputs_embeds "
+                                               "and shared_kv_states, so it cannot generate on its own"),
+    'gemma4_text': TinyRecipe(init=dict(num_hidden_layers=2, global_head_dim=16),
+                              fields=dict(vocab_size_per_layer_input=512, hidden_size_per_layer_input=16),
+                              why='per_layer_config is made at init from the layer count; per-layer input embeddings'),
+    # builds with the same init as gemma4_assistant, but cannot generate alone
+    'gemma4_unified_assistant': TinyRecipe(unbuildable="a draft model for assisted decoding: its forward needs the target model's "
+                                                       "inputs_embeds and shared_kv_states, so it cannot generate on its own"),
+    'git': TinyRecipe(sub=dict(vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                                  image_size=32, patch_size=8)),
+                      why='CLIP vision tower'),
+    'got_ocr2': TinyRecipe(fields=dict(image_seq_length=4),
+                           sub=dict(vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=1, num_attention_heads=2,
+                                                       image_size=64, patch_size=16, window_size=2, global_attn_indexes=[0], mlp_dim=64)),
+                           why='SAM vision tower'),
+    'granitemoehybrid': TinyRecipe(fields=dict(mamba_n_heads=8, mamba_d_head=16, mamba_d_state=16, mamba_chunk_size=16,
+                                               shared_intermediate_size=64, layer_types=['linear_attention', 'full_attention']),
+                                   why='Mamba heads must tile mamba_expand * hidden_size'),
+    'inkling2_loop_text': TinyRecipe(fields=dict(unpadded_vocab_size=512, swa_num_attention_heads=4, swa_num_key_value_heads=2,
+                                                 swa_head_dim=16, sliding_window_size=64, rel_extent=64, n_layers_per_attn_res_block=1,
+                                                 loop_layer_index_start=1, loop_layer_index_end=2, loop_num_passes=2, loop_gate_rank=8),
+                                     why='lm_head is unpadded_vocab_size; sliding-window and loop fields'),
+    'inkling2_text': TinyRecipe(fields=dict(unpadded_vocab_size=512, swa_num_attention_heads=4, swa_num_key_value_heads=2, swa_head_dim=16,
+                                            sliding_window_size=64, rel_extent=64, n_layers_per_attn_res_block=1),
+                                why='lm_head is unpadded_vocab_size; sliding-window fields'),
+    'kimi_linear': TinyRecipe(init=dict(qk_nope_head_dim=8, qk_rope_head_dim=8),
+                              fields=dict(linear_head_dim=16, linear_num_heads=4, layer_types=['linear_attention', 'full_attention']),
+                              why='qk_head_dim is computed at init; generate needs one attention layer'),
+    'lfm2_moe': TinyRecipe(fields=dict(layer_types=['conv', 'full_attention'], num_dense_layers=1), why='layer_types has no default'),
+    'mamba2': TinyRecipe(fields=dict(num_heads=8, state_size=16, n_groups=1, chunk_size=16, time_step_rank=4),
+                         why='num_heads * head_dim must equal expand * hidden_size'),
+    'marian': TinyRecipe(fields=dict(decoder_vocab_size=512, encoder_layers=2), why='decoder_vocab_size; the cache is sized by encoder_layers'),
+    'moss_transcribe_diarize': TinyRecipe(sub=dict(audio_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                                                     num_attention_heads=2, max_source_positions=64)),
+                                          why='Whisper-like audio tower'),
+    'musicgen': TinyRecipe(unbuildable='AutoModelForCausalLM makes MusicgenForCausalLM, which takes only the decoder sub-config '
+                                       '(musicgen_decoder), not the composite MusicgenConfig of this model type'),
+    'musicgen_melody': TinyRecipe(unbuildable='AutoModelForCausalLM makes MusicgenMelodyForCausalLM, which takes only the decoder sub-config '
+                                              '(musicgen_melody_decoder), not the composite MusicgenMelodyConfig of this model type'),
+    'olmo_hybrid': TinyRecipe(fields=dict(layer_types=['linear_attention', 'full_attention']), why='needs both a linear and an attention layer'),
+    'phi4_multimodal': TinyRecipe(sub=dict(vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                                              image_size=28, crop_size=28, patch_size=14),
+                                           audio_config=dict(hidden_size=32, intermediate_size=64, num_blocks=1, num_attention_heads=2,
+                                                             ext_pw_out_channel=32, depthwise_separable_out_channel=32,
+                                                             nemo_conv_channels=32, bias_max_distance=16)),
+                                  why='vision and audio embedders'),
+    'prophetnet': TinyRecipe(fields=dict(num_encoder_layers=2, num_decoder_layers=2, is_encoder_decoder=False),
+                             why='the cache is sized by num_encoder_layers; validate() cannot flatten its encoder-decoder config'),
+    'recurrent_gemma': TinyRecipe(fields=dict(lru_width=64, attention_window_size=64, block_types=['recurrent', 'attention']),
+                                  why='recurrent width is lru_width'),
+    'reformer': TinyRecipe(fields=dict(attn_layers=['local', 'lsh'], axial_pos_embds_dim=(32, 32), axial_pos_shape=(16, 16),
+                                       attention_head_size=16, feed_forward_size=128, local_attn_chunk_length=16, lsh_attn_chunk_length=16),
+                           why='axial position dims must sum to hidden_size; layers are attn_layers'),
+    'roc_bert': TinyRecipe(fields=dict(pronunciation_embed_dim=16, pronunciation_vocab_size=64, shape_embed_dim=16, shape_vocab_size=64),
+                           why='pronunciation and shape embeddings'),
+    'xlnet': TinyRecipe(fields=dict(d_head=16, d_inner=128, mem_len=16), why='d_head must equal d_model // n_head'),
+    'xlstm': TinyRecipe(fields=dict(embedding_dim=64, num_blocks=2, num_heads=4, qk_dim_factor=1.0),
+                        why='sizes are embedding_dim, num_blocks; the cache rounds qk_dim up to 64, the layers do not'),
+    'zaya': TinyRecipe(fields=dict(num_experts_per_tok=1, router_hidden_size=16), why='supports num_experts_per_tok=1 only'),
+}
+
 class TinyBuildError(ValueError): "No tiny checkpoint can be made of this architecture (yet)."
 
 def causal_lm_types() -> list[str]:
@@ -87,25 +212,42 @@ def causal_lm_types() -> list[str]:
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
 
+def image_text_types() -> list[str]:
+    "Model types the installed transformers loads with `AutoModelForImageTextToText`."
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    return sorted(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
+
+def _shrink(c, fields:dict):
+    "Set `fields` on config `c` where it takes them; per-layer lists (layer_types, ...) keep their first layers."
+    layers = getattr(c, 'num_hidden_layers', None)
+    for k, v in vars(c).copy().items():
+        if isinstance(v, list) and layers and len(v) == layers and not k.startswith('_'): setattr(c, k, v[:fields.get('num_hidden_layers', layers)])
+    for k, v in fields.items():
+        try: setattr(c, k, v)
+        except Exception: pass   # a field this config computes or refuses
+
 def tiny_config(arch:str, # a key of `TINY_ARCHS`, or any model type in `causal_lm_types()`
                 tok, # the tokenizer, for the special token ids
+                task:str='text-generation', # the task it is built for (image-text-to-text: the architectures with a processor recipe)
                ):
     "The shrunk transformers config of `arch`."
     import transformers
     ids = dict(bos_token_id=tok.convert_tokens_to_ids('<|im_start|>'), eos_token_id=tok.eos_token_id,
                pad_token_id=tok.pad_token_id)
+    if task == 'image-text-to-text' and arch not in TINY_ARCHS and arch in image_text_types():
+        raise TinyBuildError(f'{arch}: no tiny recipe for this image-text-to-text architecture yet (its processor: image '
+                             f'size, image tokens and chat template, is made by hand per architecture; llava has one)')
     if arch not in TINY_ARCHS:
         if arch not in causal_lm_types():
             raise TinyBuildError(f'unknown tiny architecture {arch!r}: choose one of {", ".join(TINY_ARCHS)} or a text-generation '
                                  f'model type of transformers {transformers.__version__}')
-        config = transformers.AutoConfig.for_model(arch)
-        for c in {id(config): config, id(config.get_text_config()): config.get_text_config()}.values():
-            layers = getattr(c, 'num_hidden_layers', None)
-            for k, v in vars(c).copy().items():   # per-layer lists (layer_types, ...) keep their first layers
-                if isinstance(v, list) and layers and len(v) == layers: setattr(c, k, v[:SHRINK['num_hidden_layers']])
-            for k, v in {**SHRINK, **ids}.items():
-                try: setattr(c, k, v)
-                except Exception: pass   # a field this config computes or refuses
+        recipe = TINY_RECIPES.get(arch, TinyRecipe())
+        if recipe.unbuildable: raise TinyBuildError(f'{arch}: {recipe.unbuildable}')
+        try: config = transformers.AutoConfig.for_model(arch, **recipe.init)
+        except Exception as e: raise TinyBuildError(f'{arch}: its config does not build: {type(e).__name__}: {e}') from e
+        text = getattr(config, recipe.text_config) if recipe.text_config else config.get_text_config()
+        for c in {id(config): config, id(text): text}.values(): _shrink(c, {**SHRINK, **ids, **recipe.fields})
+        for name, fields in recipe.sub.items(): _shrink(getattr(config, name), fields)
         return config
     cls_name, task, extra = TINY_ARCHS[arch]
     if arch == 'llava':
@@ -117,17 +259,15 @@ def tiny_config(arch:str, # a key of `TINY_ARCHS`, or any model type in `causal_
     return getattr(transformers, cls_name)(**TEXT, **extra, **ids)
 
 # %% ../nbs/02_tiny.ipynb #3386346d
-def build_tiny(arch:str, # a key of `TINY_ARCHS`
-               path:str|Path, # folder to write the checkpoint to
+def tiny_model(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_types()`
+               task:str|None=None, # the task it is built for (None: TINY_ARCHS's, else text-generation)
                seed:int=0, # seed of the random weights
-               overwrite:bool=False, # rebuild when the folder exists
-              ) -> Path:
-    "Write a tiny random checkpoint of `arch` (with tokenizer or processor) to `path`."
+               meta:bool=False, # on the meta device: no weights, only to see that it builds and count its parameters
+              ):
+    "The shrunk random model of `arch` and its tokenizer (`TinyBuildError` says why there is none)."
     import torch, transformers
-    path = Path(path)
-    if (path/'config.json').exists() and not overwrite: return path
     tok = train_tokenizer()
-    config = tiny_config(arch, tok)
+    config = tiny_config(arch, tok, task or TINY_ARCHS.get(arch, (None, 'text-generation'))[1])
     make = transformers.LlavaForConditionalGeneration if arch == 'llava' else transformers.AutoModelForCausalLM.from_config
     try:
         with torch.device('meta'): n = sum(p.numel() for p in make(config).parameters())
@@ -136,11 +276,24 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`
                                                  f'its config has a size field that SHRINK does not name')
     try:
         torch.manual_seed(seed)
-        model = make(config)
+        with torch.device('meta' if meta else 'cpu'): model = make(config)
         model.generation_config = transformers.GenerationConfig(bos_token_id=config.bos_token_id, eos_token_id=config.eos_token_id,
                                                                 pad_token_id=config.pad_token_id, do_sample=False)
         config.validate() if hasattr(config, 'validate') else None
     except Exception as e: raise TinyBuildError(f'{arch}: the shrunk model does not build: {type(e).__name__}: {e}') from e
+    return model, tok
+
+def build_tiny(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_types()`
+               path:str|Path, # folder to write the checkpoint to
+               seed:int=0, # seed of the random weights
+               overwrite:bool=False, # rebuild when the folder exists
+               task:str|None=None, # the task it is built for (None: TINY_ARCHS's, else text-generation)
+              ) -> Path:
+    "Write a tiny random checkpoint of `arch` (with tokenizer or processor) to `path`."
+    import transformers
+    path = Path(path)
+    if (path/'config.json').exists() and not overwrite: return path
+    model, tok = tiny_model(arch, task, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f'.{path.name}.', dir=path.parent))
     try:
@@ -153,8 +306,11 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`
                                                num_additional_image_tokens=1)
             proc.save_pretrained(tmp)
         else: tok.save_pretrained(tmp)
-        if path.exists(): shutil.rmtree(path)
-        tmp.rename(path)
+        try: tmp.rename(path)   # whole, at once; refused when another build of it got there first
+        except OSError:
+            if not overwrite and (path/'config.json').exists(): return path   # the same seed and code: theirs is ours
+            old = path.with_name(f'.{path.name}.old.{os.getpid()}')
+            path.rename(old); tmp.rename(path); shutil.rmtree(old, ignore_errors=True)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
 

@@ -17,8 +17,8 @@ from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 # %% auto #0
 __all__ = ['EXCLUSION_KINDS', 'SELECTED', 'EXCLUDED', 'TASKS', 'RANKINGS', 'RANKING_FIELDS', 'FAMILY_ORDER', 'VIEWS', 'ViewEntry',
            'Excluded', 'selected', 'excluded', 'check_task', 'ViewUnavailable', 'snapshot_dir', 'hub_ranking',
-           'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries', 'architecture_types', 'tiny_buildable',
-           'architectures', 'view']
+           'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries', 'architecture_types', 'architectures',
+           'view']
 
 # %% ../nbs/12_views.ipynb #9bd895dd
 @dataclass
@@ -178,7 +178,7 @@ def ranked_entries(snap:dict, limit:int|None=None) -> list[ViewEntry]:
             for i, m in enumerate(snap['models'][:limit])]
 
 # %% ../nbs/12_views.ipynb #86bc8399
-FAMILY_ORDER = ('llama', 'qwen3', 'qwen3_moe', 'mixtral', 'mistral', 'qwen2', 'gemma2', 'phi3', 'granite', 'olmo2',
+FAMILY_ORDER = ('llava', 'llama', 'qwen3', 'qwen3_moe', 'mixtral', 'mistral', 'qwen2', 'gemma2', 'phi3', 'granite', 'olmo2',
                 'gemma', 'qwen2_moe', 'phi', 'starcoder2', 'gpt2', 'gpt_neox', 'falcon', 'stablelm', 'cohere', 'olmo')
 
 def architecture_types(task:str) -> list[str]:
@@ -191,17 +191,13 @@ def architecture_types(task:str) -> list[str]:
     first = [t for t in FAMILY_ORDER if t in types]
     return first + [t for t in types if t not in first]
 
-def tiny_buildable(model_type:str, task:str) -> bool:
-    "Whether `build_tiny` has a recipe for this type in this task (it may still fail to shrink it)."
-    return model_type in TINY_ARCHS if task != 'text-generation' else True
-
 def architectures(task:str='text-generation', # text-generation or image-text-to-text
                   models_dir:str|Path|None=None, # where tiny checkpoints are built (None: <cache>/tiny)
                  ) -> list[ViewEntry]:
-    "A tiny-checkpoint entry per architecture of `task` (built when the sweep reaches it)."
+    "A tiny-checkpoint entry per architecture of `task`, built or not (its check builds it, or says why it cannot)."
     d = Path(models_dir or cache_dir()/'tiny')
     return [ViewEntry(str(d/t), task, f'tiny random {t}', {'dtype': 'float32'}, tiny=t)
-            for t in architecture_types(task) if tiny_buildable(t, task)]
+            for t in architecture_types(task)]
 
 # %% ../nbs/12_views.ipynb #3b100fed
 VIEWS = ('selected', 'trending', 'downloads', 'architectures')
