@@ -16,10 +16,15 @@ from .tiny import TINY_ARCHS
 from .views import VIEWS
 
 # %% auto #0
-__all__ = ['CACHE_ENV', 'verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command',
+__all__ = ['CACHE_ENV', 'first_line', 'verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command',
            'results_command', 'cache_url', 'cache_command', 'same_compiler', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
+def first_line(text:str, n:int=300) -> str:
+    "The first line of a message, at most `n` characters (the row keeps all of it)."
+    line = (text or '').strip().split('\n')[0]
+    return line if len(line) <= n else line[:n - 1] + '…'
+
 def verdict_line(row:dict) -> str:
     "A one-line summary of a result row."
     s = f'{row["model_id"]}: {row["status"]}'
@@ -31,8 +36,8 @@ def verdict_line(row:dict) -> str:
         if row.get('excused_steps'): s += f', {row["excused_steps"]} near-tie step(s) excused'
         if row.get('mismatch_step') is not None: s += f', mismatch at step {row["mismatch_step"]}'
         s += f'; {row["wall_time_s"]:.1f} s with compilation, compile {row["compile_time_s"]:.1f} s, cache {row["compile_cache"]})'
-    elif row['status'] == 'skip': s += f' ({row["reason"]}): {row["error"]["message"] if row["error"] else ""}'
-    else: s += f' at stage {row["stage"]}: {row["error"]["type"]}: {row["error"]["message"]}'
+    elif row['status'] == 'skip': s += f' ({row["reason"]}): {first_line(row["error"]["message"]) if row["error"] else ""}'
+    else: s += f' at stage {row["stage"]}: {row["error"]["type"]}: {first_line(row["error"]["message"])}'
     return s
 
 def exit_code(row:dict) -> int:
@@ -180,19 +185,24 @@ def parser() -> argparse.ArgumentParser:
 def views_command(args) -> int:
     "`trn-compat views`."
     import json
-    from dataclasses import asdict
-    from trn_compat.views import ViewUnavailable, excluded, ranking, view
+    from dataclasses import asdict, replace
+    from trn_compat.views import ViewUnavailable, excluded, ranking, tiny_coverage, view
     try: entries = view(args.view, args.task, args.limit, args.refresh)
     except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
     left_out = excluded(args.task) if args.view == 'selected' else []
+    cov = tiny_coverage(args.task) if args.view == 'architectures' else {}
     if args.json:
         print(json.dumps({'view': args.view, 'task': args.task, 'entries': [asdict(e) for e in entries],
-                          'excluded': [asdict(e) for e in left_out]}, indent=1)); return 0
+                          'excluded': [asdict(e) for e in left_out], **({'not_built': {t: w for t, w in cov.items() if w}} if cov else {})},
+                         indent=1)); return 0
+    if cov: entries = [e if cov.get(e.tiny) is None else replace(e, note=f'not built: {cov[e.tiny]}') for e in entries]
     if args.view in ('trending', 'downloads'):
         snap = ranking(args.task, args.view, max(args.limit or 100, 100))
         print(f'{args.view} {args.task}, Hub snapshot of {snap["date"]}' + (f' ({snap["stale_because"]})' if snap.get('stale_because') else ''))
     width = max((len(e.model) for e in entries), default=0)
     for e in entries: print(f'{e.model.ljust(width)}  {e.note}')
+    if cov: print(f'\n{sum(w is None for w in cov.values())} of {len(cov)} {args.task} architectures of transformers build a tiny '
+                  'checkpoint (made on the meta device here; a sweep builds each in its check, and one not built is a skip row, reason not-built)')
     for kind in ('incompatible', 'low-priority'):
         rows = [e for e in left_out if e.kind == kind]
         if rows: print(f'\nleft out, {kind}:'); [print(f'  {e.model}: {e.why}') for e in rows]
@@ -219,7 +229,7 @@ def sweep_command(args) -> int:
                            **params)
     if args.dry_run: return 0
     rows = [r for rep in reports for r in rep.rows]
-    if rows: print(); print(summary_table(rows))
+    if rows and len(rows) <= 40: print(); print(summary_table(rows))   # a longer sweep: its verdict lines, `lookup`, the explorer
     for rep in reports:
         counts = ', '.join(f'{n} {s}' for s, n in sorted(rep.counts.items()))
         before = sum(rep.done_before.values())

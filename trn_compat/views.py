@@ -18,7 +18,7 @@ from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 __all__ = ['EXCLUSION_KINDS', 'SELECTED', 'EXCLUDED', 'TASKS', 'RANKINGS', 'RANKING_FIELDS', 'FAMILY_ORDER', 'VIEWS', 'ViewEntry',
            'Excluded', 'selected', 'excluded', 'check_task', 'ViewUnavailable', 'snapshot_dir', 'hub_ranking',
            'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries', 'architecture_types', 'architectures',
-           'view']
+           'tiny_coverage', 'raised_in', 'one_line', 'matrix_row', 'matrix_markdown', 'view']
 
 # %% ../nbs/12_views.ipynb #9bd895dd
 @dataclass
@@ -198,6 +198,64 @@ def architectures(task:str='text-generation', # text-generation or image-text-to
     d = Path(models_dir or cache_dir()/'tiny')
     return [ViewEntry(str(d/t), task, f'tiny random {t}', {'dtype': 'float32'}, tiny=t)
             for t in architecture_types(task)]
+
+# %% ../nbs/12_views.ipynb #71ef797e
+def tiny_coverage(task:str='text-generation', # text-generation or image-text-to-text
+                 ) -> dict[str, str|None]:
+    "Each architecture of the view: None where its tiny checkpoint builds (made on the meta device), else why not."
+    import warnings
+    import transformers
+    from trn_compat.tiny import tiny_model
+    out, level = {}, transformers.utils.logging.get_verbosity()
+    transformers.utils.logging.set_verbosity_error()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            for t in architecture_types(task):
+                try: tiny_model(t, task, meta=True); out[t] = None
+                except Exception as e: out[t] = str(e).removeprefix(f'{t}: ') if type(e).__name__ == 'TinyBuildError' else f'{type(e).__name__}: {e}'
+    finally: transformers.utils.logging.set_verbosity(level)
+    return out
+
+# %% ../nbs/12_views.ipynb #04b3f5e6
+def raised_in(tb:str) -> str:
+    "The package of the innermost frame of a traceback: transformers, torch, trn-compat (its modules and run.py), python, ..."
+    import re
+    frames = re.findall(r'File "([^"]+)"', tb or '')
+    if not frames: return ''
+    f = frames[-1]
+    if '/trn_compat/' in f or Path(f).name == 'run.py': return 'trn-compat'
+    if m := re.search(r'(?:site|dist)-packages/([^/]+)', f): return m.group(1).removesuffix('.py')
+    return 'python' if re.search(r'/lib/python3[.0-9]*/', f) else Path(f).name
+
+def one_line(text:str|None, n:int=150) -> str:
+    "The first line of `text`, with machine paths cut to their last part, at most `n` characters."
+    import re
+    lines = (text or '').strip().splitlines()
+    line = re.sub(r'(?:/[^\s/:\'"`]+)+/([^\s/:\'"`]+)', r'…/\1', lines[0].strip()) if lines else ''
+    return line if len(line) <= n else line[:n - 1] + '…'
+
+def matrix_row(row:dict) -> dict:
+    "One architecture's outcome: status, stage or reason, the cause in one line, where the error was raised."
+    err, status = row.get('error') or {}, row['status']
+    if status == 'pass': cause = f'{row.get("match") or "exact"} match with the CPU reference'
+    elif status == 'fail':
+        step = row.get('mismatch_step') if row.get('mismatch_step') is not None else row.get('first_divergence')
+        cause = f'tokens differ from the CPU reference at step {step}'
+    elif status == 'skip': cause = one_line(err.get('message'))
+    else: cause = f'{err.get("type")}: {one_line(err.get("message"))}'
+    return dict(architecture=row.get('model_type') or Path(row['model_id']).name, status=status,
+                where=row.get('stage') or row.get('reason') or '', cause=cause,
+                raised_in=raised_in(err.get('traceback')) if status == 'error' else '')
+
+def matrix_markdown(rows:list[dict], # rows of one task of the architectures view
+                    ) -> str:
+    "The matrix as a markdown table, one line per architecture, alphabetical."
+    lines = ['| architecture | status | stage / reason | cause | raised in |', '|---|---|---|---|---|']
+    for m in sorted(map(matrix_row, rows), key=lambda m: m['architecture']):
+        cells = [f'`{m["architecture"]}`', m['status'], m['where'], m['cause'].replace('|', '\\|'), m['raised_in']]
+        lines.append('| ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
 
 # %% ../nbs/12_views.ipynb #3b100fed
 VIEWS = ('selected', 'trending', 'downloads', 'architectures')
