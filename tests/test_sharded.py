@@ -47,7 +47,7 @@ def test_tiny_sharded_matches_one_process(models, tmp_path, arch, task, how, par
     assert row['cores_forced'] == (how == 'forced')
     assert row['generated_ids'] == single['generated_ids']          # the sharded run gives the one-process tokens
     assert row['compile_backend'] == 'inductor' and row['graphs_compiled'] >= 1
-    assert 'cpu-match' in row['criterion'] and row['judge_control'] == '8/8 control items right'
+    assert 'cpu-match' in row['criterion'] and row['judge_control'] == '9/9 control items right'
 
 
 def test_smollm2_three_cores_through_the_judge(smollm2, tmp_path):
@@ -112,7 +112,7 @@ def test_reference_and_judge_verdicts_are_reused(models, tmp_path):
                 '--results', tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     (a,) = rows(tmp_path)
-    assert (a['reference_reused'], a['judge_reused']) == (False, False) and a['judge_control'] == '8/8 control items right'
+    assert (a['reference_reused'], a['judge_reused']) == (False, False) and a['judge_control'] == '9/9 control items right'
     second = cli('check', models('llama'), '--platform', 'cpu', '--cores', '2', '--dtype', 'float32', '--compile-backend', 'inductor',
                  '--results', tmp_path)
     assert second.returncode == 0, second.stdout + second.stderr
