@@ -201,8 +201,9 @@ def views_command(args) -> int:
         print(f'{args.view} {args.task}, Hub snapshot of {snap["date"]}' + (f' ({snap["stale_because"]})' if snap.get('stale_because') else ''))
     width = max((len(e.model) for e in entries), default=0)
     for e in entries: print(f'{e.model.ljust(width)}  {e.note}')
-    if cov: print(f'\n{sum(w is None for w in cov.values())} of {len(cov)} {args.task} architectures of transformers build a tiny '
-                  'checkpoint (made on the meta device here; a sweep builds each in its check, and one not built is a skip row, reason not-built)')
+    if cov: print(f'\n{sum(w is None for w in cov.values())} of {len(cov)} {args.task} architectures of transformers shrink to a tiny '
+                  'model (made on the meta device here; a sweep builds each in its check, where it must also generate eagerly, '
+                  'and one not built is a skip row, reason not-built)')
     for kind in ('incompatible', 'low-priority'):
         rows = [e for e in left_out if e.kind == kind]
         if rows: print(f'\nleft out, {kind}:'); [print(f'  {e.model}: {e.why}') for e in rows]

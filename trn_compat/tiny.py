@@ -5,6 +5,7 @@
 # %% ../nbs/02_tiny.ipynb #1dd43508
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -14,8 +15,10 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS', 'TINY_RECIPES',
-           'train_tokenizer', 'TinyRecipe', 'TinyBuildError', 'causal_lm_types', 'image_text_types', 'tiny_config',
-           'tiny_model', 'build_tiny', 'cache_dir', 'build_smollm2', 'smollm2']
+           'VISION', 'IMAGE', 'VLM_RECIPES', 'train_tokenizer', 'TinyRecipe', 'TinyBuildError', 'causal_lm_types',
+           'image_text_types', 'tiny_config', 'tiny_model', 'build_tiny', 'VlmRecipe', 'image_processor_class',
+           'tiny_vlm_processor', 'tiny_vlm_tokenizer', 'tiny_vlm_config', 'tiny_vlm_model', 'cache_dir',
+           'build_smollm2', 'smollm2']
 
 # %% ../nbs/02_tiny.ipynb #90ccee2b
 CORPUS = """\
@@ -234,9 +237,6 @@ def tiny_config(arch:str, # a key of `TINY_ARCHS`, or any model type in `causal_
     import transformers
     ids = dict(bos_token_id=tok.convert_tokens_to_ids('<|im_start|>'), eos_token_id=tok.eos_token_id,
                pad_token_id=tok.pad_token_id)
-    if task == 'image-text-to-text' and arch not in TINY_ARCHS and arch in image_text_types():
-        raise TinyBuildError(f'{arch}: no tiny recipe for this image-text-to-text architecture yet (its processor: image '
-                             f'size, image tokens and chat template, is made by hand per architecture; llava has one)')
     if arch not in TINY_ARCHS:
         if arch not in causal_lm_types():
             raise TinyBuildError(f'unknown tiny architecture {arch!r}: choose one of {", ".join(TINY_ARCHS)} or a text-generation '
@@ -264,10 +264,12 @@ def tiny_model(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_
                seed:int=0, # seed of the random weights
                meta:bool=False, # on the meta device: no weights, only to see that it builds and count its parameters
               ):
-    "The shrunk random model of `arch` and its tokenizer (`TinyBuildError` says why there is none)."
+    "The shrunk random model of `arch` and its tokenizer (or processor), after 2 tokens of eager generation of a text model (`TinyBuildError` says why there is none)."
     import torch, transformers
+    task = task or TINY_ARCHS.get(arch, (None, 'text-generation'))[1]
+    if task == 'image-text-to-text' and arch not in TINY_ARCHS: return tiny_vlm_model(arch, seed, meta)
     tok = train_tokenizer()
-    config = tiny_config(arch, tok, task or TINY_ARCHS.get(arch, (None, 'text-generation'))[1])
+    config = tiny_config(arch, tok, task)
     make = transformers.LlavaForConditionalGeneration if arch == 'llava' else transformers.AutoModelForCausalLM.from_config
     try:
         with torch.device('meta'): n = sum(p.numel() for p in make(config).parameters())
@@ -281,6 +283,12 @@ def tiny_model(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_
                                                                 pad_token_id=config.pad_token_id, do_sample=False)
         config.validate() if hasattr(config, 'validate') else None
     except Exception as e: raise TinyBuildError(f'{arch}: the shrunk model does not build: {type(e).__name__}: {e}') from e
+    if not meta:   # a checkpoint that cannot generate even eagerly would fail its check for a reason of its own making
+        try:
+            with torch.no_grad(): model.generate(input_ids=torch.tensor([tok('The sea')['input_ids']]), max_new_tokens=2, min_new_tokens=2,
+                                                 do_sample=False)
+        except Exception as e:
+            raise TinyBuildError(f'{arch}: the shrunk model does not generate, even eagerly with a dynamic cache: {type(e).__name__}: {e}') from e
     return model, tok
 
 def build_tiny(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_types()`
@@ -313,6 +321,296 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_
             path.rename(old); tmp.rename(path); shutil.rmtree(old, ignore_errors=True)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
+
+# %% ../nbs/02_tiny.ipynb #c2a9038f
+# Every vision (and audio) sub-config is shrunk by these fields, in the names transformers' configs use
+VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+              image_size=32, patch_size=8, projection_dim=32, embed_dim=32, depth=2, num_heads=2, head_dim=16,
+              encoder_layers=1, encoder_attention_heads=2, encoder_ffn_dim=64, d_model=32, num_blocks=1)
+IMAGE = 32   # pixel side the image processors resize / crop to
+
+@dataclass(frozen=True)
+class VlmRecipe:
+    "How one image-text-to-text architecture is shrunk beyond `SHRINK` / `VISION` and how its processor is made."
+    init:dict = field(default_factory=dict)     # passed to AutoConfig.for_model
+    fields:dict = field(default_factory=dict)   # set on the top config and its text config after SHRINK
+    sub:dict = field(default_factory=dict)      # {sub-config attribute: {field: value}} after VISION
+    image_processor:dict = field(default_factory=dict)  # kwargs of the (PIL) image processor
+    processor:dict = field(default_factory=dict)        # kwargs of the processor class
+    tokens:dict = field(default_factory=dict)   # {tokenizer attribute (image_token, boi_token, ...): token string} added as special tokens
+    token_ids:dict = field(default_factory=dict)  # {config field: token string} set to that token's id
+    bos:bool = False                            # the processor needs a bos_token (<|im_start|> is used)
+    template_image:str|None = None              # what the chat template writes for an image (None: tokens['image_token'] or <image>)
+    vocabulary_map:bool = False                 # the config maps every token to its id (VQ image tokens are found by name)
+    unbuildable:str|None = None
+    why:str = ''
+
+VLM_RECIPES:dict[str, VlmRecipe] = {
+    'llava': VlmRecipe(fields=dict(vision_feature_select_strategy='default', vision_feature_layer=-1),
+                       processor=dict(patch_size=8, vision_feature_select_strategy='default', num_additional_image_tokens=1)),
+    'vipllava': VlmRecipe(fields=dict(vision_feature_layers=[-2, -1]),
+                          processor=dict(patch_size=8, vision_feature_select_strategy='default', num_additional_image_tokens=1)),
+    'llava_next': VlmRecipe(fields=dict(vision_feature_select_strategy='default', vision_feature_layer=-1,
+                                        image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                            image_processor=dict(size={'shortest_edge': 32}, crop_size={'height': 32, 'width': 32},
+                                                 image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                            processor=dict(patch_size=8, vision_feature_select_strategy='default', num_additional_image_tokens=1)),
+    'llava_onevision': VlmRecipe(fields=dict(vision_feature_select_strategy='full', vision_feature_layer=-1,
+                                             image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                                 image_processor=dict(size={'height': 32, 'width': 32},
+                                                      image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                                 processor=dict(num_image_tokens=16, vision_feature_select_strategy='full'),
+                                 sub=dict(vision_config=dict(vision_use_head=False))),
+    'gemma3': VlmRecipe(fields=dict(mm_tokens_per_image=4), processor=dict(image_seq_length=4),
+                        tokens=dict(image_token='<image_soft_token>', boi_token='<start_of_image>', eoi_token='<end_of_image>'),
+                        token_ids=dict(boi_token_index='<start_of_image>', eoi_token_index='<end_of_image>'),
+                        template_image='<start_of_image>', why='SigLIP tower pooled to mm_tokens_per_image; boi/eoi/soft image tokens'),
+    'shieldgemma2': VlmRecipe(fields=dict(mm_tokens_per_image=4), processor=dict(image_seq_length=4),
+                        tokens=dict(image_token='<image_soft_token>', boi_token='<start_of_image>', eoi_token='<end_of_image>'),
+                        token_ids=dict(boi_token_index='<start_of_image>', eoi_token_index='<end_of_image>'),
+                        template_image='<start_of_image>', why='SigLIP tower pooled to mm_tokens_per_image; boi/eoi/soft image tokens'),
+    't5gemma2': VlmRecipe(processor=dict(image_seq_length=4), fields=dict(layer_types=['sliding_attention', 'full_attention']),
+                          tokens=dict(image_token='<image_soft_token>', boi_token='<start_of_image>', eoi_token='<end_of_image>'),
+                        token_ids=dict(boi_token_index='<start_of_image>', eoi_token_index='<end_of_image>'),
+                        template_image='<start_of_image>',
+                          sub={'encoder': dict(mm_tokens_per_image=4), 'encoder.text_config': dict(SHRINK, vocab_size='VOCAB', layer_types=['sliding_attention', 'full_attention']),
+                               'encoder.vision_config': dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                                             num_attention_heads=2, image_size=32, patch_size=8)},
+                          why='an encoder-decoder: the encoder holds a Gemma3 text and vision config of its own'),
+    'mllama': VlmRecipe(bos=True, tokens=dict(image_token='<|image|>'),
+                        sub=dict(vision_config=dict(num_global_layers=1, attention_heads=2, max_num_tiles=4, intermediate_layers_indices=[0],
+                                                    vision_output_dim=64)),
+                        fields=dict(cross_attention_layers=[1]),
+                        image_processor=dict(max_image_tiles=4, size={'height': 32, 'width': 32})),
+    'idefics2': VlmRecipe(tokens=dict(image_boundary_token='<fake_token_around_image>'), processor=dict(image_seq_len=4),
+                          image_processor=dict(do_image_splitting=False, size={'shortest_edge': 32, 'longest_edge': 32}),
+                          sub=dict(perceiver_config=dict(hidden_size=64, intermediate_size=128, resampler_n_latents=4, resampler_depth=1, resampler_n_heads=2, resampler_head_dim=16,
+                                                         num_key_value_heads=2))),
+    'deepseek_vl': VlmRecipe(processor=dict(num_image_tokens=16)),
+    'ovis2': VlmRecipe(processor=dict(image_seq_length=16), image_processor=dict(crop_to_patches=False),
+                       tokens=dict(img_atom_token='<IMG_ATOM>', img_start_token='<IMG_START>', img_grid_token='<IMG_GRID>',
+                                   img_col_token='<IMG_COL>', img_row_token='<IMG_ROW>', img_end_token='<IMG_END>'),
+                       token_ids=dict(image_token_id='<IMG_ATOM>',
+                                      visual_indicator_token_ids=['<IMG_START>', '<IMG_GRID>', '<IMG_COL>', '<IMG_ROW>', '<IMG_END>']),
+                       why='the processor expands <image> to <IMG_START><IMG_ATOM>*n<IMG_GRID>...<IMG_END>'),
+    'lighton_ocr': VlmRecipe(tokens=dict(image_token='[IMG]', image_break_token='[IMG_BREAK]', image_end_token='[IMG_END]'),
+                             processor=dict(patch_size=8, spatial_merge_size=2)),
+    'hunyuan_vl': VlmRecipe(tokens=dict(image_start_token='<img_start>', image_end_token='<img_end>'),
+                            template_image='<img_start><image><img_end>', image_processor=dict(patch_size=8),
+                            fields=dict(rope_parameters=dict(rope_type='default', rope_theta=10000.0, mrope_section=[2, 2, 2, 2])),
+                            why='mrope_section must sum to head_dim // 2'),
+    'gemma3n': VlmRecipe(unbuildable='its vision tower is a TimmWrapper: the config and model need the timm package, which is not installed'),
+    'gemma4': VlmRecipe(unbuildable='Gemma4Processor has a video processor, and video processors need torchvision, which is not installed'),
+    'qianfan_ocr': VlmRecipe(tokens=dict(start_image_token='<img>', end_image_token='</img>', context_image_token='<IMG_CONTEXT>'),
+                             token_ids=dict(image_token_id='<IMG_CONTEXT>'), image_processor=dict(crop_to_patches=False),
+                             processor=dict(image_seq_length=4), why='InternVL-like: pixel-shuffled by downsample_ratio 0.5'),
+    'emu3': VlmRecipe(bos=True, tokens={'boi_token': '<|image start|>', 'eoi_token': '<|image end|>', 'image_wrapper_token': '<|image token|>',
+                                        'eof_token': '<|extra_201|>', 'eol_token': '<|extra_200|>',
+                                        **{f'vq_{i}': f'<|visual token {i:06d}|>' for i in range(16)}},
+                      vocabulary_map=True, image_processor=dict(min_pixels=32 * 32, max_pixels=32 * 32),
+                      sub=dict(vq_config=dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32, channel_multiplier=[1, 1, 1, 1],
+                                              num_res_blocks=1, attn_resolutions=[], hidden_size=32)),
+                      why='images are VQ codes, each a <|visual token NNNNNN|> found through vocabulary_map; rows end in <|extra_200|>'),
+    'paddleocr_vl': VlmRecipe(fields=dict(rope_parameters=dict(rope_type='default', rope_theta=10000.0, mrope_section=[2, 3, 3])),
+                              why='mrope_section must sum to head_dim // 2'),
+    'granite_docling': VlmRecipe(fields=dict(scale_factor=2), processor=dict(image_seq_len=4), image_processor=dict(crop_to_patches=False),
+                                 sub=dict(vision_config=dict(out_hidden_size=64, scale_factor=2, deepstack_visual_indexes=[0, 1])),
+                                 tokens=dict(global_image_token='<global-img>'),
+                                 why='as idefics3; the vision out_hidden_size must be the text width'),
+    'florence2': VlmRecipe(sub=dict(vision_config=dict(depths=[1, 1, 1, 1], embed_dim=[16, 32, 32, 64], num_heads=[1, 2, 2, 4],
+                                                      num_groups=[1, 2, 2, 4], window_size=2, projection_dim=64)),
+                           image_processor=dict(size={'height': 64, 'width': 64}, crop_size={'height': 64, 'width': 64}, image_seq_length=5),
+                           bos=True, template_image='',
+                           why='DaViT tower (stride 32): a 64px image is 2x2 tokens + 1 pooled; the processor puts the image tokens first itself'),
+    'janus': VlmRecipe(tokens=dict(boi_token='<begin_of_image>', eoi_token='<end_of_image>'), processor=dict(num_image_tokens=16),
+                       sub=dict(vision_config=dict(projection_dim=64, num_image_tokens=16, depth=1),
+                                vq_config=dict(embed_dim=8, num_embeddings=64, latent_channels=32, base_channels=32, channel_multiplier=[1, 1, 1, 1],
+                                               num_res_blocks=1, projection_dim=64, image_token_embed_dim=64, num_patches=4,
+                                               num_hidden_layers=1)),
+                       why='the VQ-VAE image generator and its heads are sized by vq_config; aligners by projection_dim = text width'),
+    'deepseek_vl_hybrid': VlmRecipe(processor=dict(num_image_tokens=16), image_processor=dict(high_res_size={'height': 64, 'width': 64}),
+                                    sub=dict(high_res_vision_config=dict(hidden_size=32, output_channels=16, num_hidden_layers=1,
+                                                                         num_attention_heads=2, image_size=64, patch_size=16, window_size=2,
+                                                                         global_attn_indexes=[0], mlp_dim=64)),
+                                    why='a SigLIP low-res and a SAM high-res tower'),
+    'deepseek_ocr2': VlmRecipe(fields=dict(mlp_layer_types=['dense', 'sparse']),
+                               sub={'vision_config.sam_config': dict(hidden_size=32, output_channels=16, num_hidden_layers=1, num_attention_heads=2,
+                                                                     image_size=768, patch_size=16, window_size=8, global_attn_indexes=[0],
+                                                                     mlp_dim=64, downsample_channels=[32, 64]),
+                                    'vision_config.encoder_config': dict(SHRINK, vocab_size='VOCAB', layer_types=['full_attention'] * 2)},
+                               processor=dict(patch_size=16, downsample_ratio=4),
+                               image_processor=dict(size={'height': 768, 'width': 768}, tile_size=768, crop_to_patches=False),
+                               why='the vision tower nests a SAM and a Qwen2 encoder config of its own; the encoder has 144 learned queries for a 768px view (hard-coded), so the SAM tower sees 768px: 48x48 patches, /4 = 12x12'),
+    'aria': VlmRecipe(fields=dict(projector_patch_to_query_dict={49: 4}), image_processor=dict(max_image_size=980, split_image=False),
+                      sub=dict(vision_config=dict(image_size=980, patch_size=140)), processor=dict(size_conversion={980: 4}),
+                      why='the processor calls the image processor with max_image_size 980 (490 or 980 only), so 140px patches; the projector maps a patch '
+                          'count (49) to a query count'),
+    'instructblip': VlmRecipe(processor=dict(qformer_tokenizer='TOKENIZER', num_query_tokens=8), fields=dict(num_query_tokens=8), tokens=dict(image_token=None), template_image='',
+                              why='a second tokenizer for the Q-Former; the processor makes its own AddedToken image token and puts '
+                                  'the query tokens first'),
+    'granite4_vision': VlmRecipe(fields=dict(vision_feature_select_strategy='default', vision_feature_layer=-1, downsample_rate='1/2',
+                                             deepstack_layer_map=[[0, 0], [1, 1]], spatial_vision_layer=-1, spatial_target_layers=[0, 1, 0, 1],
+                                             image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                                 image_processor=dict(size={'shortest_edge': 32}, crop_size={'height': 32, 'width': 32},
+                                                      image_grid_pinpoints=[[32, 32], [32, 64], [64, 32], [64, 64]]),
+                                 processor=dict(patch_size=8, vision_feature_select_strategy='default', downsample_rate='1/2',
+                                                num_additional_image_tokens=1),
+                                 sub=dict(vision_config=dict(hidden_size=64, intermediate_size=128),
+                                          qformer_config=dict(intermediate_size=64, num_hidden_layers=1)),
+                                 why='vision hidden >= 64: the Q-Former gets vision hidden // 64 heads at init; LLaVA-NeXT tiling, a window Q-Former downsampler and deepstack / spatial layer maps into the 2 text layers'),
+    'chameleon': VlmRecipe(tokens={'boi_token': '<racm3:break>', 'eoi_token': '<eoss>',
+                                   **{f'vq_{i}': 'IMGIMG' + ''.join(chr(ord('A') + int(d)) for d in str(i)) + 'Z' for i in range(16)}},
+                           vocabulary_map=True, processor=dict(image_seq_length=64),
+                           sub=dict(vq_config=dict(embed_dim=8, num_embeddings=16, latent_channels=8, resolution=32, base_channels=32,
+                                                   channel_multiplier=[1, 1, 1], num_res_blocks=1, attn_resolutions=[])),
+                           why='images are VQ codes, each a token IMGIMG<digits as A-J>Z found through vocabulary_map; '
+                               '32px / 4 = 8x8 = 64 codes'),
+    'fuyu': VlmRecipe(tokens=dict(image_token='|SPEAKER|', image_newline_token='|NEWLINE|'), template_image='', fields=dict(patch_size=8),
+                      image_processor=dict(size={'height': 32, 'width': 32}, patch_size={'height': 8, 'width': 8}),
+                      why='patches are linear-embedded: patch_size in config and image processor'),
+
+    'aya_vision': VlmRecipe(fields=dict(downsample_factor=2), image_processor=dict(crop_to_patches=False),
+                            processor=dict(patch_size=8, img_size=32, downsample_factor=2),
+                            tokens=dict(start_of_img_token='<|START_OF_IMG|>', end_of_img_token='<|END_OF_IMG|>',
+                                        img_patch_token='<|IMG_PATCH|>', img_line_break_token='<|IMG_LINE_BREAK|>',
+                                        tile_token='TILE', tile_global_token='TILE_GLOBAL'),
+                            token_ids=dict(image_token_index='<|IMG_PATCH|>'),
+                            why='image features are pixel-shuffled by downsample_factor; one patch token per feature'),
+    'idefics3': VlmRecipe(fields=dict(scale_factor=2), processor=dict(image_seq_len=4),
+                          image_processor=dict(size={'longest_edge': 32}, max_image_size={'longest_edge': 32}, do_image_splitting=False),
+                          tokens=dict(global_image_token='<global-img>'),
+                          why='image_seq_len = (image_size // patch_size)**2 / scale_factor**2'),
+    'paligemma': VlmRecipe(fields=dict(projection_dim=64), bos=True, image_processor=dict(image_seq_length=16), sub=dict(vision_config=dict(projection_dim=64)),
+                           why='the projector is sized by projection_dim, which must be the text width (re-derived at load)'),
+}
+
+def _cls(name:str):
+    import transformers
+    return getattr(transformers, name)
+
+def image_processor_class(arch:str):
+    "The PIL image processor class of `arch` (no torchvision here), or None."
+    from transformers.models.auto.image_processing_auto import IMAGE_PROCESSOR_MAPPING_NAMES
+    names = IMAGE_PROCESSOR_MAPPING_NAMES.get(arch) or {}
+    if isinstance(names, str): names = {'pil': names}
+    if 'pil' in names: return _cls(names['pil'])
+    return None
+
+def _small_size(v):
+    if v is not None and not isinstance(v, dict) and hasattr(v, '__dataclass_fields__'):   # SizeDict
+        v = {k: x for k, x in vars(v).items() if x is not None}
+    if isinstance(v, dict):
+        out = {}
+        for k in v:
+            if k in ('height', 'width', 'shortest_edge'): out[k] = IMAGE
+            elif k == 'longest_edge': out[k] = IMAGE * 2
+            else: out[k] = v[k]
+        return out
+    return v
+
+def tiny_vlm_processor(arch:str, tok, recipe:VlmRecipe):
+    "The processor of `arch` with a small PIL image processor and `tok`."
+    import transformers
+    from transformers.models.auto.processing_auto import PROCESSOR_MAPPING_NAMES
+    pname = PROCESSOR_MAPPING_NAMES.get(arch)
+    if pname is None: raise TinyBuildError(f'{arch}: no processor class in PROCESSOR_MAPPING_NAMES')
+    ipc = image_processor_class(arch)
+    if ipc is None: raise TinyBuildError(f'{arch}: its only image processor needs torchvision, which is not installed')
+    ip = ipc()
+    small = {k: _small_size(getattr(ip, k)) for k in ('size', 'crop_size') if getattr(ip, k, None) is not None}
+    ip = ipc(**{**small, **recipe.image_processor})
+    try: pcls = getattr(transformers, pname)
+    except ImportError as e: raise TinyBuildError(f'{arch}: {pname} needs torchvision, which is not installed') from e
+    try: attrs = pcls.get_attributes() if hasattr(pcls, 'get_attributes') else []
+    except ImportError as e: raise TinyBuildError(f'{arch}: {pname} needs torchvision, which is not installed') from e
+    if 'video_processor' in attrs:
+        raise TinyBuildError(f'{arch}: {pname} has a video processor, and video processors need torchvision, which is not installed')
+    params = inspect.signature(pcls.__init__).parameters
+    kw = dict(image_processor=ip, tokenizer=tok)
+    if 'chat_template' in params: kw['chat_template'] = _template(recipe)
+    for extra in ('video_processor', 'audio_processor', 'feature_extractor'):
+        if extra in params and params[extra].default is inspect.Parameter.empty: kw[extra] = None
+    kw.update({k: train_tokenizer() if v == 'TOKENIZER' else v for k, v in recipe.processor.items()})   # 'TOKENIZER': a second one
+    try: proc = pcls(**kw)
+    except ImportError as e:   # a backend or package the processor needs (torchvision, num2words, ...)
+        raise TinyBuildError(f'{arch}: {pname} needs a package that is not installed: {str(e).strip().splitlines()[0]}') from e
+    if not getattr(proc, 'chat_template', None): proc.chat_template = _template(recipe)
+    return proc
+
+def _template(recipe:VlmRecipe) -> str:
+    img = recipe.template_image if recipe.template_image is not None else recipe.tokens.get('image_token') or '<image>'
+    return CHAT_TEMPLATE.replace('<image>', img)
+
+def tiny_vlm_tokenizer(recipe:VlmRecipe):
+    "`train_tokenizer()` plus the recipe's named special tokens (saved in tokenizer_config as extra_special_tokens)."
+    from tokenizers import AddedToken
+    from transformers import PreTrainedTokenizerFast
+    backend = train_tokenizer().backend_tokenizer
+    new = [t for t in recipe.tokens.values() if t is not None and backend.token_to_id(t) is None]
+    if new: backend.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in new])
+    return PreTrainedTokenizerFast(tokenizer_object=backend, bos_token='<|im_start|>' if recipe.bos else None, eos_token='<|im_end|>',
+                                   pad_token='<|endoftext|>', unk_token=None, chat_template=_template(recipe),
+                                   extra_special_tokens={k: v for k, v in {'image_token': '<image>', **recipe.tokens}.items() if v is not None})
+
+def tiny_vlm_config(arch:str, tok, recipe:VlmRecipe):
+    import transformers
+    ids = dict(bos_token_id=tok.convert_tokens_to_ids('<|im_start|>'), eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    try: config = transformers.AutoConfig.for_model(arch, **recipe.init)
+    except Exception as e: raise TinyBuildError(f'{arch}: its config does not build: {type(e).__name__}: {e}') from e
+    text = config.get_text_config()
+    vocab = len(tok)
+    for c in {id(config): config, id(text): text}.values():
+        _shrink(c, {**SHRINK, 'vocab_size': vocab, **ids, **recipe.fields})
+    for name in ('vision_config', 'audio_config', 'vision_tower_config', 'qformer_config'):
+        sub = getattr(config, name, None)
+        if sub is not None and sub is not text:   # VISION only where the sub-config has the field; the recipe's always
+            _shrink(sub, {**{k: v for k, v in VISION.items() if hasattr(sub, k)}, **recipe.sub.get(name, {})})
+    for name, f in recipe.sub.items():   # other sub-configs, by attribute path ('encoder.text_config')
+        if name not in ('vision_config', 'audio_config', 'vision_tower_config', 'qformer_config'):
+            c = config
+            for part in name.split('.'): c = getattr(c, part)
+            _shrink(c, {k: vocab if v == 'VOCAB' else v for k, v in f.items()})
+    img = tok.convert_tokens_to_ids(recipe.tokens.get('image_token') or '<image>')
+    for k in ('image_token_id', 'image_token_index'):
+        if hasattr(config, k) or k == 'image_token_id':
+            try: setattr(config, k, img)
+            except Exception: pass
+    for k, t in recipe.token_ids.items(): setattr(config, k, tok.convert_tokens_to_ids(t))   # a token or a list of them
+    if recipe.vocabulary_map: config.vocabulary_map = dict(tok.get_vocab())
+    # round trip through the dict, as from_pretrained will: fields derived at init (a cross-attention width copied from
+    # the vision tower, ...) are re-derived from the shrunk sub-configs, so the saved weights match what loads
+    try: config = type(config).from_dict(config.to_dict())
+    except Exception as e:
+        root = e
+        while root.__cause__ is not None: root = root.__cause__
+        raise TinyBuildError(f'{arch}: the shrunk config does not round-trip: {type(root).__name__}: {root}') from e
+    return config
+
+def tiny_vlm_model(arch:str, # a model type of `image_text_types()`
+                   seed:int=0, # seed of the random weights
+                   meta:bool=False, # on the meta device: no weights
+                  ):
+    "The shrunk random image-text-to-text model of `arch`, and its processor."
+    import torch, transformers
+    recipe = VLM_RECIPES.get(arch, VlmRecipe())
+    if recipe.unbuildable: raise TinyBuildError(f'{arch}: {recipe.unbuildable}')
+    tok = tiny_vlm_tokenizer(recipe)
+    proc = tiny_vlm_processor(arch, tok, recipe)   # first: some processors add tokens to the tokenizer
+    config = tiny_vlm_config(arch, tok, recipe)
+    make = transformers.AutoModelForImageTextToText.from_config
+    try:
+        with torch.device('meta'): n = sum(p.numel() for p in make(config).parameters())
+    except Exception as e: raise TinyBuildError(f'{arch}: the shrunk config does not build: {type(e).__name__}: {e}') from e
+    if n > TINY_MAX_PARAMS: raise TinyBuildError(f'{arch}: shrunk to {n:,} parameters, more than {TINY_MAX_PARAMS:,}')
+    torch.manual_seed(seed)
+    try:
+        with torch.device('meta' if meta else 'cpu'): model = make(config)
+    except Exception as e: raise TinyBuildError(f'{arch}: the shrunk model does not build: {type(e).__name__}: {e}') from e
+    text = config.get_text_config()
+    model.generation_config = transformers.GenerationConfig(bos_token_id=text.bos_token_id, eos_token_id=text.eos_token_id,
+                                                            pad_token_id=text.pad_token_id, do_sample=False)
+    return model, proc
+
 
 # %% ../nbs/02_tiny.ipynb #b6c89a96
 def cache_dir() -> Path:

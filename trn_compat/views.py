@@ -219,9 +219,10 @@ def tiny_coverage(task:str='text-generation', # text-generation or image-text-to
 
 # %% ../nbs/12_views.ipynb #04b3f5e6
 def raised_in(tb:str) -> str:
-    "The package of the innermost frame of a traceback: transformers, torch, trn-compat (its modules and run.py), python, ..."
+    "The package of the innermost frame of a traceback's root cause: transformers, torch, trn-compat (its modules, run.py), python, ..."
     import re
-    frames = re.findall(r'File "([^"]+)"', tb or '')
+    root = re.split(r'\n(?:The above exception was the direct cause|During handling of the above exception)', tb or '')[0]
+    frames = re.findall(r'File "([^"]+)"', root)
     if not frames: return ''
     f = frames[-1]
     if '/trn_compat/' in f or Path(f).name == 'run.py': return 'trn-compat'
@@ -246,7 +247,7 @@ def matrix_row(row:dict) -> dict:
     else: cause = f'{err.get("type")}: {one_line(err.get("message"))}'
     return dict(architecture=row.get('model_type') or Path(row['model_id']).name, status=status,
                 where=row.get('stage') or row.get('reason') or '', cause=cause,
-                raised_in=raised_in(err.get('traceback')) if status == 'error' else '')
+                raised_in=raised_in(err.get('traceback')) if status == 'error' or row.get('reason') == 'not-built' else '')
 
 def matrix_markdown(rows:list[dict], # rows of one task of the architectures view
                     ) -> str:
