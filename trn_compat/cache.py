@@ -9,16 +9,18 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .guards import LIMITS, Refused, distinct, inside, parse_json, read_bounded
 from .results import slug, write_json_atomic
 from .stack import compiler_of, stack_versions
 
 # %% auto #0
-__all__ = ['INDEX', 'CacheScope', 'same_version', 'sha256_file', 'safe_relpath', 'LocalCache', 'CacheError', 'FetchReport',
-           'RemoteCache', 'refuse_other_compiler', 'fetch_model', 'publish_folder', 'fetch_command']
+__all__ = ['INDEX', 'MAX_ENTRY_BYTES', 'CacheScope', 'same_version', 'sha256_file', 'LocalCache', 'CacheError', 'FetchReport',
+           'files_problem', 'RemoteCache', 'refuse_other_compiler', 'fetch_model', 'publish_folder', 'fetch_command']
 
 # %% ../nbs/17_cache.ipynb #b1f8f27d
 @dataclass(frozen=True)
@@ -66,10 +68,6 @@ def sha256_file(path:str|Path) -> str:
         for block in iter(lambda: f.read(2**20), b''): h.update(block)
     return h.hexdigest()
 
-def safe_relpath(rel:str) -> bool:
-    "Whether `rel` stays inside the folder it is relative to (a manifest from elsewhere is not trusted)."
-    return bool(rel) and not rel.startswith(('/', '\\')) and '..' not in Path(rel).parts and '\\' not in rel
-
 class LocalCache:
     "A compile-cache folder and its index of entries and model records."
     def __init__(self, root:str|Path, # the cache folder (TORCHINDUCTOR_CACHE_DIR, TORCH_NEURONX_NEFF_CACHE_DIR)
@@ -77,8 +75,8 @@ class LocalCache:
         self.root, self.scope = Path(root), scope
         self.index = self.root/INDEX/scope.prefix
 
-    def manifest_path(self, key:str) -> Path: return self.index/'entries'/f'{key}.json'
-    def model_path(self, model:str) -> Path: return self.index/'models'/f'{slug(model)}.json'
+    def manifest_path(self, key:str) -> Path: return inside(self.index/'entries', f'{key}.json', 'cache entry key')   # keys come from remotes
+    def model_path(self, model:str) -> Path: return inside(self.index/'models', f'{slug(model)}.json', 'model record')
 
     def manifest(self, key:str) -> dict|None:
         "The local manifest of `key`, if indexed."
@@ -145,6 +143,19 @@ class FetchReport:
         if self.rejected: s += f', {len(self.rejected)} rejected: ' + '; '.join(f'{k}: {v}' for k, v in self.rejected.items())
         return s
 
+MAX_ENTRY_BYTES = 64 * 2**30   # one compiled entry, all its files (a large model's NEFF is a few GiB)
+
+def files_problem(files:dict, # a remote manifest's `files`
+                 ) -> str|None:
+    "Why a manifest's files cannot be fetched (wrong shape, sizes that are not sizes, too large), or None."
+    for rel, f in files.items():
+        if not isinstance(f, dict) or type(f.get('size')) is not int or f['size'] < 0 or not isinstance(f.get('sha256'), str) \
+           or not re.fullmatch(r'[0-9a-f]{64}', f['sha256']):
+            return f'its manifest does not give a size and a sha256 for {rel!r}'
+    total = sum(f['size'] for f in files.values())
+    if total > MAX_ENTRY_BYTES: return f'its manifest says {total:,} bytes, more than the {MAX_ENTRY_BYTES:,} an entry may have'
+    return None
+
 class RemoteCache:
     "A shared compile cache at an fsspec URL (hf://, file://, a path, s3://, ...)."
     def __init__(self, url:str):
@@ -156,15 +167,23 @@ class RemoteCache:
     def path(self, scope:CacheScope, *parts:str) -> str: return '/'.join((self.base, scope.prefix, *parts))
     def manifest_path(self, scope, key): return self.path(scope, 'entries', f'{key}.json')
 
-    def read_json(self, path:str) -> dict|None:
-        "A JSON file of the remote, or None when it is not there."
-        try: return json.loads(self.fs.cat_file(path))
+    def read_json(self, path:str, # where in the remote
+                  what:str='manifest', # manifest or model record: its size bound (`LIMITS`)
+                 ) -> dict|None:
+        "A JSON object of the remote (at most its size bound), or None when it is not there; `Refused` when it is not one."
+        try:
+            with self.fs.open(path, 'rb') as f: data = read_bounded(f, LIMITS[what.replace(' ', '_')], what)
         except FileNotFoundError: return None
+        return parse_json(data, what)
 
     def model_keys(self, scope:CacheScope, model:str) -> list[str]|None:
-        "The entries the remote's record of `model` names in `scope`, or None."
-        rec = self.read_json(self.path(scope, 'models', f'{slug(model)}.json'))
-        return rec['keys'] if rec else None
+        "The entries the remote's record of `model` names in `scope`, or None; `Refused` for a record of the wrong shape."
+        rec = self.read_json(self.path(scope, 'models', f'{slug(model)}.json'), 'model record')
+        if rec is None: return None
+        keys = rec.get('keys')
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise Refused('model record', rec.get('model', model), "its 'keys' are not a list of strings")
+        return keys
 
     def model_scopes(self, model:str) -> list[CacheScope]:
         "Every scope in which the remote holds a record of `model`."
@@ -185,10 +204,11 @@ class RemoteCache:
         "Download, verify and put in place the entries `keys`; never replace a local file; reject bad entries."
         rep = FetchReport()
         for key in keys:
-            have = local.manifest(key)
-            if have and local.complete(have): rep.present.append(key); continue
-            try: m = self.read_json(self.manifest_path(local.scope, key))
-            except ValueError as e: rep.rejected[key] = f'its manifest is not JSON ({e})'; continue   # UnicodeDecodeError too
+            try:
+                have = local.manifest(key)                        # refuses a key that is not a plain relative name
+                if have and local.complete(have): rep.present.append(key); continue
+                m = self.read_json(self.manifest_path(local.scope, key))
+            except Refused as e: rep.rejected[str(key)] = e.why; continue
             if m is None: rep.missing.append(key); continue
             files = rep.files
             why = self.fetch_entry(local, key, m, rep)
@@ -203,16 +223,24 @@ class RemoteCache:
         if scope != local.scope:
             return f'it was built by {scope.describe()}, and this cache is for {local.scope.describe()}'
         if m.get('key') != key or not isinstance(m.get('files'), dict) or not m['files']: return 'its manifest is not for this entry'
+        if (why := files_problem(m['files'])): return why
+        rels, clashes = distinct(sorted(m['files']), 'cached file')
+        if clashes: return f'its manifest names {clashes[0].value!r}, which {clashes[0].why}'
         parts, tag = [], uuid.uuid4().hex[:8]
         try:
-            for rel, f in sorted(m['files'].items()):
-                if not safe_relpath(rel): return f'its manifest names a path outside the cache: {rel!r}'
-                dest = local.root/rel
+            for rel in rels:
+                f = m['files'][rel]
+                try: dest = inside(local.root, rel, 'cached file')
+                except Refused as e: return f'its manifest names {e.value!r}, which is not a file inside the cache: {e.why}'
                 if dest.exists(): continue                       # a local file is never replaced
+                src = self.path(local.scope, 'files', rel)
+                try: there = self.fs.size(src)
+                except FileNotFoundError: return f'{rel} is missing from the remote'
+                if there != f['size']: return f'{rel} is {there} bytes, its manifest says {f["size"]} (truncated or replaced)'   # before downloading
                 part = dest.with_name(f'{dest.name}.part-{tag}')
                 part.parent.mkdir(parents=True, exist_ok=True)
                 parts.append((part, dest))
-                try: self.fs.get_file(self.path(local.scope, 'files', rel), str(part))
+                try: self.fs.get_file(src, str(part))
                 except FileNotFoundError: return f'{rel} is missing from the remote'
                 size = part.stat().st_size
                 if size != f['size']: return f'{rel} is {size} bytes, its manifest says {f["size"]} (truncated or replaced)'
@@ -299,7 +327,8 @@ def fetch_model(model:str, # Hub id or local path, as checked
         if built.setting != scope.setting:
             raise CacheError(f'refusing: the row\'s graphs were built for {built.setting}, and this machine is {scope.setting}')
         keys = list(row['compile_cache_keys'])
-    keys = keys or remote.model_keys(scope, model)
+    try: keys = keys or remote.model_keys(scope, model)
+    except Refused as e: raise CacheError(f'{url}: {e}') from e
     if not keys:
         others = [s.describe() for s in remote.model_scopes(model) if s != scope]
         raise CacheError(f'{url} has no compiled graphs of {model} for {scope.describe()}'
