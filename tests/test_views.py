@@ -15,15 +15,17 @@ ANSWER = (Path(__file__).parent/'hub'/'models-text-generation.json').read_text()
 @pytest.fixture
 def hub():
     "A Hub on 127.0.0.1 that answers /api/models, sorted as asked; `down` makes it fail."
-    seen, state = [], {'down': False}
+    seen, state = [], {'down': False, 'answer': None}
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
             url = urlparse(self.path); q = parse_qs(url.query); seen.append((url.path, q))
             if state['down'] or url.path != '/api/models': self.send_response(503); self.end_headers(); return
-            models = json.loads(ANSWER)
-            key = {'trendingScore': 'trendingScore', 'downloads': 'downloads'}[q['sort'][0]]
-            models = sorted(models, key=lambda m: -m[key])[:int(q.get('limit', ['100'])[0])]
-            body = json.dumps(models).encode()
+            if state['answer'] is not None: body = state['answer']   # a hostile Hub (or a mirror someone else runs)
+            else:
+                models = json.loads(ANSWER)
+                key = {'trendingScore': 'trendingScore', 'downloads': 'downloads'}[q['sort'][0]]
+                models = sorted(models, key=lambda m: -m[key])[:int(q.get('limit', ['100'])[0])]
+                body = json.dumps(models).encode()
             self.send_response(200); self.send_header('Content-Type', 'application/json')
             self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)
         def log_message(self, *a): pass
@@ -68,3 +70,26 @@ def test_selected_lists_what_is_left_out_and_why():
     out = res.stdout
     assert 'Qwen/Qwen3-0.6B' in out and 'left out, incompatible:' in out and 'left out, low-priority:' in out
     assert 'bitsandbytes 4-bit weights' in out
+
+
+def test_a_hostile_hub_answer_is_refused_entry_by_entry(tmp_path, hub):
+    # ids that would make from_pretrained read a local folder, or rewrite a terminal, or are not strings; then an answer too large
+    bad = ['../../../../home/user/.ssh', '/etc', 'a/b/c', '\x1b[2Jowner/name', 42, None]
+    hub['state']['answer'] = json.dumps([{'id': 'ok/model', 'downloads': 'many'}, *({'id': b} for b in bad), 'not an object',
+                                         {'id': 'Qwen/Qwen3-0.6B', 'downloads': 5}]).encode()
+    cache = tmp_path/'cache'
+    env = {'HF_HUB_OFFLINE': '0', 'HF_ENDPOINT': hub['url'], 'TRN_COMPAT_CACHE': str(cache)}
+    res = cli('views', 'trending', '--json', env=env)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert [e['model'] for e in out['entries']] == ['ok/model', 'Qwen/Qwen3-0.6B']       # the good ones, in the Hub's order
+    assert len(out['refused']) == len(bad) + 1 and all(r.startswith('refused ') for r in out['refused']), out['refused']
+    assert "refused model id '../../../../home/user/.ssh': not a Hub repo id" in res.stderr
+    assert "'\\x1b[2Jowner/name'" in res.stderr and '\x1b' not in res.stderr             # shown escaped, never written raw
+    snap = json.loads(next((cache/'views'/'text-generation').glob('trending-*.json')).read_text())
+    assert snap['models'][0]['downloads'] is None                                          # a number where a string was: dropped
+    assert sorted(p.relative_to(tmp_path).parts[0] for p in tmp_path.rglob('*')) == ['cache'] * len(list(tmp_path.rglob('*')))
+
+    hub['state']['answer'] = b'[' + b'{"id": "a/b"},' * 1_500_000 + b'{"id": "a/b"}]'     # 21 MB
+    res = cli('views', 'downloads', '--task', 'image-text-to-text', env=env)
+    assert res.returncode == 2 and 'larger than 16,777,216 bytes' in res.stderr, res.stderr

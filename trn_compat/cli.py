@@ -186,14 +186,16 @@ def views_command(args) -> int:
     "`trn-compat views`."
     import json
     from dataclasses import asdict, replace
-    from trn_compat.views import ViewUnavailable, excluded, ranking, tiny_coverage, view
+    from trn_compat.views import ViewUnavailable, excluded, ranking, tiny_coverage, view, view_refusals
     try: entries = view(args.view, args.task, args.limit, args.refresh)
     except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
+    refused = view_refusals(args.view, args.task)
+    for line in refused: print(line, file=sys.stderr)   # one line per entry of the Hub's answer that is not used
     left_out = excluded(args.task) if args.view == 'selected' else []
     cov = tiny_coverage(args.task) if args.view == 'architectures' else {}
     if args.json:
         print(json.dumps({'view': args.view, 'task': args.task, 'entries': [asdict(e) for e in entries],
-                          'excluded': [asdict(e) for e in left_out], **({'not_built': {t: w for t, w in cov.items() if w}} if cov else {})},
+                          'excluded': [asdict(e) for e in left_out], 'refused': refused, **({'not_built': {t: w for t, w in cov.items() if w}} if cov else {})},
                          indent=1)); return 0
     if cov: entries = [e if cov.get(e.tiny) is None else replace(e, note=f'not built: {cov[e.tiny]}') for e in entries]
     if args.view in ('trending', 'downloads'):
@@ -213,12 +215,13 @@ def sweep_command(args) -> int:
     "`trn-compat sweep`."
     from trn_compat.fleet import parse_stacks, sweep_matrix
     from trn_compat.stack import detect_platform
-    from trn_compat.views import ViewUnavailable, view
+    from trn_compat.views import ViewUnavailable, view, view_refusals
     platform = args.platform or detect_platform()
     try: stacks = parse_stacks(args.transformers, args.compiler)
     except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
     try: entries = view(args.view, args.task, args.limit, args.refresh)
     except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
+    for line in view_refusals(args.view, args.task): print(line, file=sys.stderr)   # not checked: named, one line each
     params = {k: getattr(args, k) for k in ('dtype', 'compile_backend', 'max_new_tokens', 'core_memory_gib', 'judge')
               if getattr(args, k) is not None}
     if cache_url(args.cache): params['cache'] = cache_url(args.cache)

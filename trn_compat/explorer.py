@@ -8,20 +8,23 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 from packaging.version import InvalidVersion, Version
 
 from .cache import fetch_command
-from .results import ResultStore, VersionPair
+from .guards import CONTROL_CHARS, Refused, inside, shown, shown_text
+from .results import SCHEMA, STATUSES, ResultStore, VersionPair, conform
 from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
 
 # %% auto #0
-__all__ = ['LIST_COLUMNS', 'COMPILERS', 'EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'pair_of_file',
-           'version_key', 'pair_key', 'Catalog', 'view_items', 'public', 'fmt_bytes', 'fmt_s', 'result_text',
-           'pair_from', 'listing', 'notebook_html', 'create_app']
+__all__ = ['LIST_COLUMNS', 'COMPILERS', 'EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK',
+           'pair_of_file', 'version_key', 'pair_key', 'Catalog', 'row_problem', 'view_items', 'public', 'fmt_bytes',
+           'fmt_s', 'result_text', 'pair_from', 'listing', 'notebook_html', 'create_app']
 
 # %% ../nbs/14_explorer.ipynb #5fb585cb
 LIST_COLUMNS = ['model_id', 'task', 'revision', 'architecture', 'status', 'stage', 'reason', 'match', 'criterion', 'cores',
@@ -48,10 +51,26 @@ class Catalog:
         self.store = ResultStore(root)
         self.root = self.store.root.resolve()
         self._tables = {}
+        self.refused = {}   # result file (relative to the store): why it, or some of its rows, is not shown
 
     def pairs(self) -> list[VersionPair]:
         "The version pairs with a result file, oldest first, Neuron's last (the newest Neuron pair is the default)."
-        return sorted(filter(None, (pair_of_file(p) for p in self.store.files())), key=pair_key)
+        return sorted(filter(None, (pair_of_file(p) for p in self.store.files() if self.readable(p))), key=pair_key)
+
+    def readable(self, path:Path) -> bool:
+        "Whether a result file lies inside the store once links are resolved, and is Parquet with the row's column types."
+        rel = str(path.relative_to(self.store.root))
+        try:
+            inside(self.root, rel, 'result file')
+            schema = pq.read_schema(path)
+        except Refused as e: self.refused[rel] = e.why; return False
+        except Exception as e: self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'; return False
+        for f in schema:
+            want = SCHEMA.field(f.name).type if f.name in SCHEMA.names else None
+            if want is None or f.type == want or (pa.types.is_map(f.type) and f.name == 'versions') or \
+               (pa.types.is_integer(f.type) and pa.types.is_floating(want)) or pa.types.is_null(f.type): continue
+            self.refused[rel] = f'its column {f.name} is {f.type}, not {want}'; return False
+        return True
 
     def rows(self, pair:VersionPair) -> list[dict]:
         "The listing columns of a pair's rows (read once; read again when the file changes)."
@@ -60,8 +79,17 @@ class Catalog:
         stamp = path.stat().st_mtime_ns
         cached = self._tables.get(path)
         if cached and cached[0] == stamp: return cached[1]
-        rows = pq.read_table(path, columns=[c for c in LIST_COLUMNS if c in pq.read_schema(path).names]).to_pylist()
-        for r in rows: r['_name'] = r['model_id'].lower()
+        rel = str(path.relative_to(self.store.root))
+        try: table = conform(pq.read_table(path, columns=[c for c in LIST_COLUMNS if c in pq.read_schema(path).names])).select(LIST_COLUMNS)
+        except Exception as e:   # not Parquet, or columns that are not of their type: this file is not shown, the others are
+            self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'
+            self._tables[path] = (stamp, []); return []
+        rows, bad = [], []
+        for r in table.to_pylist():
+            if (why := row_problem(r)): bad.append(why); continue
+            r['_name'] = r['model_id'].lower(); rows.append(r)
+        if bad: self.refused[rel] = f'{len(bad)} rows not shown: {bad[0]}' + (' (and others)' if len(bad) > 1 else '')
+        else: self.refused.pop(rel, None)
         self._tables[path] = (stamp, rows)
         return rows
 
@@ -77,14 +105,25 @@ class Catalog:
         "The full row of a model in a pair, or None."
         path = self.store.path(pair)
         if not path.exists(): return None
-        t = pq.read_table(path, filters=[('model_id', '=', model_id), ('task', '=', task)])
-        return t.to_pylist()[0] if t.num_rows else None
+        try: t = conform(pq.read_table(path, filters=[('model_id', '=', model_id), ('task', '=', task)]))
+        except Exception: return None   # refused in `rows`, with why
+        r = t.to_pylist()[0] if t.num_rows else None
+        return r if r and not row_problem(r) else None
 
     def notebook_file(self, row:dict) -> Path|None:
         "The evidence notebook of a row, only if it lies inside the store (a row's path is never trusted)."
         if not row.get('notebook'): return None
-        p = (self.root/row['notebook']).resolve()
-        return p if p.is_relative_to(self.root) and p.suffix == '.ipynb' and p.is_file() else None
+        try: p = inside(self.root, row['notebook'], 'notebook path')
+        except Refused: return None
+        return p if p.suffix == '.ipynb' and p.is_file() else None
+
+def row_problem(r:dict) -> str|None:
+    "Why a row from a result file is not shown (a model id no check writes, a task or status the protocol does not have), or None."
+    m = r.get('model_id')
+    if not isinstance(m, str) or not m or len(m) > 1024 or CONTROL_CHARS.search(m): return f'model id {shown(m)} is not a model id'
+    if r.get('task') not in TASKS: return f'task {shown(r.get("task"))} of {shown(m)} is not a task'
+    if r.get('status') not in STATUSES: return f'status {shown(r.get("status"))} of {shown(m)} is not a status'
+    return None
 
 # %% ../nbs/14_explorer.ipynb #71c353f4
 EXPLORER_VIEWS = ('selected', 'trending', 'downloads', 'tested')
@@ -101,7 +140,8 @@ def view_items(cat:Catalog, pair:VersionPair|None, view:str='selected', task:str
         else:
             try:
                 snap = ranking(task, view)
-                entries, note = ranked_entries(snap), f'Hub {view} snapshot of {snap["date"]}'
+                entries, note = ranked_entries(snap), f'Hub {view} snapshot of {snap["date"]}' + (
+                    f'; {len(snap["refused"])} entries of the Hub\'s answer not shown ({snap["refused"][0]})' if snap.get('refused') else '')
             except ViewUnavailable as e: entries, note = [], str(e)
         items = [have.get(e.model) or dict(model_id=e.model, task=task, status='untested') for e in entries]
         for it, e in zip(items, entries): it['note'] = e.note
@@ -138,7 +178,7 @@ A pass proves that, on this stack, and nothing more: not throughput, not long ge
 <label>compiler <select name="compiler" id="compiler">{% for x in compilers %}<option {% if pair and x == pair.compiler_version %}selected{% endif %}>{{ x }}</option>{% endfor %}</select></label>
 <label>transformers <select name="transformers" id="transformers">{% for x in transformers %}<option {% if pair and x == pair.transformers %}selected{% endif %}>{{ x }}</option>{% endfor %}</select></label>
 <noscript><button>show</button></noscript></form>
-<p id="count">{{ count_line }}</p>{% if note %}<p class="caveat">{{ note }}</p>{% endif %}
+<p id="count">{{ count_line }}</p>{% if note %}<p class="caveat">{{ note }}</p>{% endif %}{% for r in refused %}<p class="caveat refused">{{ r }}</p>{% endfor %}
 <table><thead><tr><th>model</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak device memory</th><th>note</th></tr></thead>
 <tbody id="rows">{% for r in rows %}<tr><td>{% if r.link %}<a href="{{ r.link }}">{{ r.model_id }}</a>{% else %}{{ r.model_id }}{% endif %}</td>
 <td class="{{ r.css }}">{{ r.result }}</td><td>{{ r.cores_text }}</td><td>{{ r.wall }}</td><td>{{ r.memory }}</td><td>{{ r.note_text }}</td></tr>{% endfor %}</tbody></table>
@@ -240,8 +280,11 @@ def listing(cat:Catalog, q) -> dict:
     c = data['counts']
     data['count_line'] = (f'{data["total"]} models' + (f' (showing {len(data["rows"])})' if data['total'] > len(data['rows']) else '')
                           + ' · ' + ', '.join(f'{n} {s}' for s, n in sorted(c.items())) + (f' · {pair.name} on {pair.platform}' if pair else ' · no results yet'))
-    data.update(pair=pair, view=view, task=task, filter_ms=(time.perf_counter() - t0) * 1000)
+    data.update(pair=pair, view=view, task=task, filter_ms=(time.perf_counter() - t0) * 1000,
+                refused=[f'Not shown from {f}: {why}' for f, why in sorted(cat.refused.items())])
     return data
+
+MAX_NOTEBOOK = 64 * 2**20   # bytes of an evidence notebook the explorer renders
 
 @functools.lru_cache(maxsize=64)
 def notebook_html(path:str, mtime_ns:int) -> str:
@@ -269,13 +312,13 @@ def create_app(results:str|Path='results', # the result store to show
         plat = d['pair'].platform if d['pair'] else None
         return HTMLResponse(index_t.render(
             style=STYLE, q=q.get('q', ''), views=EXPLORER_VIEWS, view=d['view'], tasks=TASKS, task=d['task'], pair=d['pair'],
-            platforms=sorted({p.platform for p in pairs}), rows=d['rows'], count_line=d['count_line'], note=d['note'],
+            platforms=sorted({p.platform for p in pairs}), rows=d['rows'], count_line=d['count_line'], note=d['note'], refused=d['refused'],
             compilers=sorted({p.compiler_version for p in pairs if p.platform == plat}, key=version_key),
             transformers=sorted({p.transformers for p in pairs if p.platform == plat}, key=version_key)))
 
     async def api_rows(request):
         d = listing(cat, dict(request.query_params))
-        return JSONResponse({k: d[k] for k in ('rows', 'total', 'counts', 'note', 'count_line', 'filter_ms')}
+        return JSONResponse({k: d[k] for k in ('rows', 'total', 'counts', 'note', 'count_line', 'filter_ms', 'refused')}
                             | {'pair': d['pair'].name if d['pair'] else None}, headers={'Cache-Control': 'no-store'})
 
     def found(request):
@@ -301,12 +344,14 @@ def create_app(results:str|Path='results', # the result store to show
                  + (f', {len(row["compile_cache_keys"])} entries recorded for {pair.platform}/{pair.compiler}-{pair.compiler_version}/{row["compile_cache_setting"]}.'
                     if row['compile_cache_keys'] else '; the check recorded no cache entries, so there is nothing to fetch.'))
         fetch = fetch_command(row, cache)
-        command = f'trn-compat check {row["model_id"]} --platform {pair.platform} --dtype {row["dtype"]}' + (
+        command = f'trn-compat check {shlex.quote(row["model_id"])} --platform {pair.platform} --dtype {shlex.quote(row["dtype"] or "bfloat16")}' + (
             f' --task {row["task"]}' if row['task'] != 'text-generation' else '') + (f' --cores {row["cores"]}' if row['cores_forced'] else '')
         query = urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers, model=row['model_id'], task=row['task']))
+        for k in ('run_py', 'generated_text'): row[k] = shown_text(row[k]) if row[k] else row[k]   # the whole of run_py: /run_py
+        if row['error']: row['error'] = {k: shown_text(v) for k, v in row['error'].items()}
         return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache_text, fetch=fetch,
                                             facts=[(k, v) for k, v in facts if v not in (None, '')], command=command, query=query,
-                                            versions=list((row['versions'] or {}).items()), packages=row['packages'] or [],
+                                            versions=list((row['versions'] or {}).items()), packages=[shown_text(x, 200) for x in (row['packages'] or [])[:5000]],
                                             notebook=cat.notebook_file(row) is not None,
                                             back=urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers))))
 
@@ -319,6 +364,9 @@ def create_app(results:str|Path='results', # the result store to show
         pair, row, q = found(request)
         path = cat.notebook_file(row) if row else None
         if path is None: return PlainTextResponse('no notebook for this row', status_code=404)
+        if path.stat().st_size > MAX_NOTEBOOK:
+            return PlainTextResponse(f'the evidence notebook is {path.stat().st_size / 2**20:.0f} MiB, more than the {MAX_NOTEBOOK // 2**20} MiB '
+                                     'the explorer renders: read it from the dataset', status_code=413)
         return HTMLResponse(notebook_html(str(path), path.stat().st_mtime_ns),
                             headers={'Content-Security-Policy': 'sandbox; default-src \'none\'; style-src \'unsafe-inline\'; img-src data:'})
 

@@ -27,6 +27,7 @@ from filelock import FileLock
 from packaging.requirements import InvalidRequirement, Requirement
 from tqdm import tqdm
 
+from .guards import Refused, inside
 from .results import ResultStore, VersionPair, make_row
 from .stack import package_version, stack_versions
 from .tiny import cache_dir
@@ -187,7 +188,8 @@ def _run_unit(unit, block, reuse, node, deadline_s):
         results, logs = work/'results', work/'logs'
         logs.mkdir(parents=True)
         for rel, text in (reuse or {}).items():
-            (results/rel).parent.mkdir(parents=True, exist_ok=True); (results/rel).write_text(text)
+            p = inside(results/'reuse', rel.removeprefix('reuse/'), 'reuse file')
+            p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
         job = Job(ViewEntry(unit.model, unit.task, params=unit.params, tiny=unit.tiny), unit.cores, run_id=unit.run_id, block=list(block),
                   python=env.python, versions=env.versions)
         start(job, results, unit.platform, unit.timeout_s, {}, logs)
@@ -219,8 +221,9 @@ def land(result:dict, store:ResultStore) -> dict:
         tmp.write_text(result['notebook']); os.replace(tmp, final)
         row['notebook'] = str(final.relative_to(store.root))
     for rel, text in (result.get('reuse') or {}).items():
-        p = store.root/rel
-        if not p.resolve().is_relative_to((store.root/'reuse').resolve()): continue   # only the reuse store, nothing else
+        if not rel.startswith('reuse/'): continue                                  # only the reuse store, nothing else
+        try: p = inside(store.root/'reuse', rel.removeprefix('reuse/'), 'reuse file')
+        except Refused: continue
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f'.{p.name}.{os.getpid()}.tmp'); tmp.write_text(text); os.replace(tmp, p)
     store.upsert(row)

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock
 
+from .guards import inside
 from .stack import STACK_PACKAGES
 
 # %% auto #0
@@ -121,7 +122,9 @@ class ResultStore:
 
     def notebook_path(self, pair:VersionPair, model_id:str, task:str='text-generation') -> Path:
         "Where the evidence notebook of a model's check goes."
-        return self.root/pair.platform/pair.name/'notebooks'/f'{slug(model_id, task)}.ipynb'
+        rel = f'{pair.platform}/{pair.name}/notebooks/{slug(model_id, task)}.ipynb'
+        inside(self.root, rel, 'notebook path')   # the pair's names come from rows: refused if they would lead out
+        return self.root/rel
 
     def files(self) -> list[Path]:
         "Every result file in the store."

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .check import TASK_CLASSES
+from .guards import LIMITS, Refused, parse_json, read_bounded
 
 # %% auto #0
 __all__ = ['CheckInputError', 'ModelNotFound', 'InvalidCheckpoint', 'ModelUnavailable', 'SkipCheck', 'is_local', 'local_revision',
@@ -102,12 +103,14 @@ def inspect_model(model:str, # Hub id or local folder
     if task not in TASK_CLASSES:
         raise SkipCheck('unsupported-task', f'task {task!r} is not checked yet: choose one of {", ".join(TASK_CLASSES)}')
     path, rev = resolve_config(model, revision)
-    try: config = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InvalidCheckpoint(f'config.json of {model!r} is not valid JSON ({e}): the checkpoint is corrupt') from e
-    if not isinstance(config, dict): raise InvalidCheckpoint(f'config.json of {model!r} is not a JSON object')
-    arch = (config.get('architectures') or [None])[0]
-    mtype = config.get('model_type')
+    try:
+        with open(path, 'rb') as f: config = parse_json(read_bounded(f, LIMITS['config'], 'config'), 'config')   # at most 8 MiB, an object
+    except Refused as e:
+        what = 'is not valid JSON' if e.why.startswith('not JSON') else f'cannot be used ({e.why})'
+        raise InvalidCheckpoint(f'config.json of {model!r} {what}: the checkpoint is corrupt' + (f' ({e.why})' if what.startswith('is not') else '')) from None
+    archs, mtype = config.get('architectures'), config.get('model_type')
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None   # a config is written by others: any shape
+    if mtype is not None and not isinstance(mtype, str): raise InvalidCheckpoint(f'config.json of {model!r} has a model_type that is not a string: {mtype!r:.80}')
     if config.get('auto_map') and not trust_remote_code:
         raise SkipCheck('remote-code', f'{model} asks for its own modeling code (auto_map in config.json); '
                                        f'it is not run unless you pass --trust-remote-code')

@@ -12,13 +12,15 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .guards import LIMITS, Refused, hub_id, parse_json, read_bounded
 from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 
 # %% auto #0
-__all__ = ['EXCLUSION_KINDS', 'SELECTED', 'EXCLUDED', 'TASKS', 'RANKINGS', 'RANKING_FIELDS', 'FAMILY_ORDER', 'VIEWS', 'ViewEntry',
-           'Excluded', 'selected', 'excluded', 'check_task', 'ViewUnavailable', 'snapshot_dir', 'hub_ranking',
-           'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries', 'architecture_types', 'architectures',
-           'tiny_coverage', 'raised_in', 'one_line', 'matrix_row', 'matrix_markdown', 'view']
+__all__ = ['EXCLUSION_KINDS', 'SELECTED', 'EXCLUDED', 'TASKS', 'RANKINGS', 'SORT_PARAMS', 'RANKING_FIELDS', 'FAMILY_ORDER',
+           'VIEWS', 'ViewEntry', 'Excluded', 'selected', 'excluded', 'check_task', 'ViewUnavailable', 'snapshot_dir',
+           'hub_ranking', 'clean_ranking', 'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries',
+           'architecture_types', 'architectures', 'tiny_coverage', 'raised_in', 'one_line', 'matrix_row',
+           'matrix_markdown', 'view', 'view_refusals']
 
 # %% ../nbs/12_views.ipynb #9bd895dd
 @dataclass
@@ -118,6 +120,7 @@ def check_task(task:str):
 
 # %% ../nbs/12_views.ipynb #2e26be83
 RANKINGS = {'trending': 'trending_score', 'downloads': 'downloads'}
+SORT_PARAMS = {'trending': 'trendingScore', 'downloads': 'downloads'}   # the Hub API's names for them
 RANKING_FIELDS = ['downloads', 'likes', 'trendingScore', 'gated', 'library_name', 'createdAt']
 
 class ViewUnavailable(RuntimeError): "A Hub ranking that is neither reachable nor saved."
@@ -131,26 +134,52 @@ def hub_ranking(task:str, # pipeline tag
                 limit:int=100, # how many models
                 endpoint:str|None=None, # the Hub (None: HF_ENDPOINT or huggingface.co)
                ) -> list[dict]:
-    "The Hub's ranking of `task` now: id, downloads, likes, trending score, gated, library."
-    from huggingface_hub import HfApi
-    models = HfApi(endpoint=endpoint).list_models(pipeline_tag=task, sort=RANKINGS[view], limit=limit, expand=RANKING_FIELDS)
-    return [dict(id=m.id, downloads=m.downloads, likes=m.likes, trending_score=m.trending_score, gated=m.gated,
-                 library_name=m.library_name) for m in models]
+    "The Hub's ranking of `task` now: id, downloads, likes, trending score, gated, library (the answer read up to its size bound)."
+    from huggingface_hub import constants
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+    url = f'{(endpoint or constants.ENDPOINT).rstrip("/")}/api/models'
+    params = dict(pipeline_tag=task, sort=SORT_PARAMS[view], limit=limit, expand=RANKING_FIELDS)
+    with get_session().stream('GET', url, params=params, headers=build_hf_headers(), timeout=30) as r:   # as HfApi.list_models asks
+        hf_raise_for_status(r)
+        body = bytearray()
+        for chunk in r.iter_bytes():
+            body += chunk
+            if len(body) > LIMITS['hub_answer']: raise Refused('hub answer', url, f'larger than {LIMITS["hub_answer"]:,} bytes')
+    models = parse_json(bytes(body), 'hub answer', list)
+    num = lambda v: v if type(v) in (int, float) else None
+    return [dict(id=m.get('id'), downloads=num(m.get('downloads')), likes=num(m.get('likes')), trending_score=num(m.get('trendingScore')),
+                 gated=m.get('gated') if isinstance(m.get('gated'), (bool, str)) else None,
+                 library_name=m.get('library_name') if isinstance(m.get('library_name'), str) else None)
+            if isinstance(m, dict) else m for m in models[:limit]]   # not an object: `clean_ranking` refuses it
 
-def save_snapshot(task:str, view:str, models:list[dict], day:dt.date|None=None) -> Path:
+def clean_ranking(snap:dict) -> dict:
+    "A snapshot with only the models whose id is a Hub id; the others are named in `refused`, one line each."
+    models, refused = [], list(snap.get('refused') or [])
+    for m in snap.get('models') or []:
+        try: models.append(m | {'id': hub_id(m.get('id'))}) if isinstance(m, dict) else refused.append(f'refused ranking entry {m!r:.80}: not an object')
+        except Refused as e: refused.append(str(e))
+    return snap | {'models': models, 'refused': refused}
+
+def save_snapshot(task:str, view:str, models:list[dict], day:dt.date|None=None,
+                  refused:list[str]|None=None, # entries of the Hub's answer that were not kept, and why
+                 ) -> Path:
     "Write a dated snapshot of a ranking (temporary file, then rename)."
     day = day or dt.date.today()
     d = snapshot_dir(task); d.mkdir(parents=True, exist_ok=True)
     path = d/f'{view}-{day.isoformat()}.json'
     fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', dir=d)
-    with os.fdopen(fd, 'w') as f: json.dump({'task': task, 'view': view, 'date': day.isoformat(), 'models': models}, f, indent=1)
+    with os.fdopen(fd, 'w') as f: json.dump({'task': task, 'view': view, 'date': day.isoformat(), 'models': models, 'refused': refused or []}, f, indent=1)
     os.replace(tmp, path)
     return path
 
-def latest_snapshot(task:str, view:str) -> dict|None:
-    "The newest saved snapshot of a ranking, or None."
-    paths = sorted(snapshot_dir(task).glob(f'{view}-????-??-??.json'))
-    return json.loads(paths[-1].read_text()) if paths else None
+def latest_snapshot(task:str, view:str,
+                    path:Path|None=None, # this snapshot (None: the newest saved one)
+                   ) -> dict|None:
+    "The newest saved snapshot of a ranking (read up to its size bound, models with a bad id refused), or None."
+    paths = [path] if path else sorted(snapshot_dir(task).glob(f'{view}-????-??-??.json'))
+    if not paths: return None
+    with open(paths[-1], 'rb') as f: snap = parse_json(read_bounded(f, LIMITS['snapshot'], 'snapshot'), 'snapshot')
+    return clean_ranking(snap)
 
 def ranking(task:str='text-generation', # pipeline tag
             view:str='trending', # `trending` or `downloads`
@@ -162,11 +191,16 @@ def ranking(task:str='text-generation', # pipeline tag
     from trn_compat.stack import hub_status
     check_task(task)
     if view not in RANKINGS: raise ValueError(f'unknown ranking {view!r}: choose one of {", ".join(RANKINGS)}')
-    snap = latest_snapshot(task, view)
+    try: snap = latest_snapshot(task, view)
+    except Refused as e:
+        if not refresh: raise ViewUnavailable(f'the saved {view} list for {task} cannot be used: {e} (delete it, or run online with --refresh)') from e
+        snap = None
     if snap and snap['date'] == dt.date.today().isoformat() and len(snap['models']) >= limit and not refresh: return snap
     online, why = hub_status() if endpoint is None else hub_status(endpoint)
     if online:
-        try: return json.loads(save_snapshot(task, view, hub_ranking(task, view, limit, endpoint)).read_text())
+        try:
+            got = clean_ranking(dict(models=hub_ranking(task, view, limit, endpoint)))   # bad ids are refused before they are saved
+            return latest_snapshot(task, view, save_snapshot(task, view, got['models'], refused=got['refused']))
         except Exception as e: why = f'the Hub did not answer ({type(e).__name__}: {str(e)[:200]})'
     if snap: return snap | {'stale_because': why}
     raise ViewUnavailable(f'no saved {view} list for {task} and {why}: run `trn-compat views {view} --task {task}` once online '
@@ -272,3 +306,8 @@ def view(name:str, # selected, trending, downloads or architectures
     elif name == 'architectures': entries = architectures(task)
     else: entries = ranked_entries(ranking(task, name, max(limit or 100, 100), refresh))
     return entries[:limit]
+
+def view_refusals(name:str, task:str='text-generation') -> list[str]:
+    "The one-line refusals of a ranking view's newest snapshot (entries of the Hub's answer that are not used), else none."
+    snap = latest_snapshot(task, name) if name in RANKINGS else None
+    return list(snap['refused']) if snap else []
