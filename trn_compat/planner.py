@@ -22,12 +22,10 @@ __all__ = ['PLAN_CORES', 'WEIGHT_SHARE', 'DTYPE_BYTES', 'model_config', 'meta_pa
 def model_config(src:ModelSource, # from `inspect_model`
                  trust_remote_code:bool=False, # allow configs that ship code
                 ):
-    "The transformers config of a model, from its config.json alone."
+    "The transformers config of a model, from its config.json alone, read as `from_pretrained` reads it (transformers' own JSON floats, per-layer overrides)."
     import transformers
-    if src.config.get('auto_map'):
-        return transformers.AutoConfig.from_pretrained(src.model_id, revision=None if is_local(src.model_id) else src.revision,
-                                                       trust_remote_code=trust_remote_code)
-    return transformers.AutoConfig.for_model(**src.config)
+    return transformers.AutoConfig.from_pretrained(src.model_id, revision=None if is_local(src.model_id) else src.revision,
+                                                   trust_remote_code=trust_remote_code)
 
 def meta_param_count(config, # a transformers config
                      task:str='text-generation', # picks the Auto class

@@ -80,7 +80,7 @@ SHRINK = dict(TEXT, head_dim=16, num_experts=4, num_local_experts=4, n_routed_ex
               n_shared_experts=1, shared_expert_intermediate_size=64, first_k_dense_replace=1, kv_lora_rank=16, q_lora_rank=32,
               qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=16, n_group=1, topk_group=1, is_decoder=True,
               linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2, linear_num_value_heads=4,
-              d_model=64, encoder_layers=1, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+              d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
               decoder_ffn_dim=128, encoder_ffn_dim=128, ffn_dim=128)
 TINY_MAX_PARAMS = 3_000_000   # a shrunk config with more parameters kept a size field SHRINK does not name
 
@@ -221,13 +221,30 @@ def image_text_types() -> list[str]:
     return sorted(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
 
 def _shrink(c, fields:dict):
-    "Set `fields` on config `c` where it takes them; per-layer lists (layer_types, ...) keep their first layers."
+    "Set `fields` on config `c` where it takes them; per-layer lists (layer_types, ...) keep their first layers; then what the new sizes imply."
     layers = getattr(c, 'num_hidden_layers', None)
     for k, v in vars(c).copy().items():
         if isinstance(v, list) and layers and len(v) == layers and not k.startswith('_'): setattr(c, k, v[:fields.get('num_hidden_layers', layers)])
     for k, v in fields.items():
         try: setattr(c, k, v)
         except Exception: pass   # a field this config computes or refuses
+    _derive(c)
+
+def _derive(c):
+    "Fields that follow from the shrunk sizes, where the config has them (each found by an architecture that did not generate without it)."
+    def put(k, v):
+        try: setattr(c, k, v)
+        except Exception: pass
+    if getattr(c, 'qk_rope_head_dim', None): put('head_dim', c.qk_rope_head_dim)   # MLA (DeepSeek-V2/V3, AXK): its rotary embedding's width
+    if getattr(c, 'qk_head_dim', None) and getattr(c, 'qk_nope_head_dim', None) is not None:
+        put('qk_head_dim', c.qk_nope_head_dim + c.qk_rope_head_dim)             # derived at init from the widths SHRINK changed
+    if getattr(c, 'index_head_dim', None):                                       # DeepSeek sparse attention's indexer
+        for k, v in dict(index_head_dim=16, index_n_heads=2, index_topk=8).items(): put(k, v)
+    if getattr(c, 'rotary_dim', None) and getattr(c, 'num_attention_heads', None):  # GPT-J, CodeGen: rotary dims within one head
+        put('rotary_dim', min(c.rotary_dim, c.hidden_size // c.num_attention_heads // 2))
+    try: overrides = bool(getattr(c, 'per_layer_config', None))                  # Gemma 4: overrides of layers the tiny model does not have
+    except Exception: overrides = False                                           # (a config without layers answers by raising)
+    if overrides: put('per_layer_config', {})
 
 def tiny_config(arch:str, # a key of `TINY_ARCHS`, or any model type in `causal_lm_types()`
                 tok, # the tokenizer, for the special token ids
@@ -314,6 +331,9 @@ def build_tiny(arch:str, # a key of `TINY_ARCHS`, or a model type of `causal_lm_
                                                num_additional_image_tokens=1)
             proc.save_pretrained(tmp)
         else: tok.save_pretrained(tmp)
+        try: transformers.AutoConfig.from_pretrained(tmp)   # the check reads it back so: a config that does not is not built
+        except Exception as e:
+            raise TinyBuildError(f'{arch}: the shrunk config does not load back from its config.json: {type(e).__name__}: {str(e).splitlines()[0]}') from e
         try: tmp.rename(path)   # whole, at once; refused when another build of it got there first
         except OSError:
             if not overwrite and (path/'config.json').exists(): return path   # the same seed and code: theirs is ours
