@@ -1,4 +1,4 @@
-"""`trn-compat plan` on config.json files written from published models' config values: DESIGN.md's rule
+"""`trn-compat plan` on config.json files written from published models' config values: the protocol's rule (nbs/00_protocol.ipynb)
 (bf16 weights, at most 90% of a 24 GiB trn2 logical core, n in 1, 2, 4, 8, 16 dividing heads / experts)."""
 import json
 import shutil

@@ -99,7 +99,7 @@ def choose_cores(weight_bytes:int, # weights in the load dtype
                  core_memory_bytes:int, # memory of one core
                  shape:dict, # from `parallel_shape`
                 ) -> tuple:
-    "`(cores, (parallelism, tp, ep))` by DESIGN.md's rule, or `(None, reason)`."
+    "`(cores, (parallelism, tp, ep))` by the protocol's rule (nbs/00_protocol.ipynb), or `(None, reason)`."
     fits = [n for n in PLAN_CORES if weight_bytes <= WEIGHT_SHARE * n * core_memory_bytes]
     if not fits: return None, 'too-large'
     for n in fits:

@@ -41,7 +41,7 @@ SCHEMA = pa.schema([
     ('platform', _s), ('instance_type', _s), ('versions', VERSIONS_TYPE), ('packages', pa.list_(_s)),
     ('run_py', _s), ('notebook', _s), ('run_id', _s),
     ('started_at', pa.timestamp('us', tz='UTC')), ('finished_at', pa.timestamp('us', tz='UTC')),
-    # beyond DESIGN.md's list
+    # beyond the protocol's list
     ('compile_backend', _s), ('graphs_compiled', _i), ('compile_cache_dir', _s), ('repeat_identical', pa.bool_()),
     ('reference_time_s', _f), ('cores_forced', pa.bool_()), ('plan_note', _s), ('judge_control', _s),
     ('reference_reused', pa.bool_()), ('judge_reused', pa.bool_()),
