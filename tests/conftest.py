@@ -13,6 +13,17 @@ from trn_compat.tiny import smollm2 as smollm2_folder
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 os.environ.setdefault('HF_HUB_OFFLINE', '1')
+# Every process this test session starts inherits this token: a test looks for the processes it left behind among its own,
+# never among the machine's (another suite, or a sweep of the user's, may be running beside it).
+OWNER = 'TRN_COMPAT_TEST_OWNER'
+os.environ[OWNER] = TOKEN = f'{os.getpid()}-{os.urandom(4).hex()}'
+
+
+def ours(p) -> bool:
+    "Whether a psutil process was started by this test session (it carries our token)."
+    import psutil
+    try: return p.environ().get(OWNER) == TOKEN
+    except psutil.Error: return False
 
 
 @pytest.fixture(scope='session')

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
-from conftest import BIN, ROOT, cli, rows
+from conftest import BIN, ROOT, cli, ours, rows
 from trn_compat.runner import RUN_ENV
 from trn_compat.sweep import run_sweep
 from trn_compat.views import ViewEntry, architectures
@@ -17,11 +17,11 @@ FAST = ['--compile-backend', 'aot_eager', '--jobs', '2']
 
 
 def leftovers():
-    "Processes of any check run still alive."
+    "Processes of a check run of this test session still alive."
     found = []
     for p in psutil.process_iter():
         try:
-            if RUN_ENV in p.environ() and p.status() != psutil.STATUS_ZOMBIE: found.append(p.cmdline())
+            if ours(p) and RUN_ENV in p.environ() and p.status() != psutil.STATUS_ZOMBIE: found.append(p.cmdline())
         except psutil.Error: pass
     return found
 
@@ -71,7 +71,6 @@ def test_sweep_deadline_and_faults_before_the_check(tmp_path, monkeypatch, model
     broken.mkdir(parents=True); (broken/'config.json').write_text('{"model_type": "llama", ')
     entries = [e for e in architectures() if e.tiny in ('llama', 'qwen3')] + [
         ViewEntry(str(broken), 'text-generation'), ViewEntry(str(models('mistral')), 'text-generation', params={'dtype': 'float32'})]
-    t = time.monotonic()
     report = run_sweep(entries, tmp_path/'r', jobs=2, timeout_s=10, grace_s=10, progress=False, compile_backend='aot_eager')
     got = {Path(r['model_id']).name: r for r in report.rows}
     assert (got['llama']['status'], got['llama']['stage'], got['llama']['error']['type']) == ('error', 'timeout', 'CheckTimeout')
@@ -82,7 +81,7 @@ def test_sweep_deadline_and_faults_before_the_check(tmp_path, monkeypatch, model
     nb = Path(tmp_path)/got['llama']['notebook']
     outputs = ''.join(o.get('text', '') for c in nbformat.read(nb, as_version=4).cells for o in c.get('outputs', []))
     assert 'Plan: ' in outputs and '1 core, single' in outputs                           # the evidence shows what ran before the hang
-    assert time.monotonic() - t < 120 and leftovers() == []
+    assert leftovers() == []                                                         # the deadline stopped it; nothing left
 
 
 def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
