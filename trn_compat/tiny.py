@@ -178,6 +178,8 @@ TINY_RECIPES:dict[str, TinyRecipe] = {
     'lfm2_moe': TinyRecipe(fields=dict(layer_types=['conv', 'full_attention'], num_dense_layers=1), why='layer_types has no default'),
     'mamba2': TinyRecipe(fields=dict(num_heads=8, state_size=16, n_groups=1, chunk_size=16, time_step_rank=4),
                          why='num_heads * head_dim must equal expand * hidden_size'),
+    'jamba': TinyRecipe(fields=dict(attn_layer_period=2, attn_layer_offset=1, expert_layer_period=2, expert_layer_offset=1),
+                        why='attention every 8th layer from the 4th: the 2 tiny layers would be all Mamba, and the cache needs an attention layer'),
     'marian': TinyRecipe(fields=dict(decoder_vocab_size=512, encoder_layers=2), why='decoder_vocab_size; the cache is sized by encoder_layers'),
     'moss_transcribe_diarize': TinyRecipe(sub=dict(audio_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
                                                                      num_attention_heads=2, max_source_positions=64)),
@@ -186,6 +188,8 @@ TINY_RECIPES:dict[str, TinyRecipe] = {
                                        '(musicgen_decoder), not the composite MusicgenConfig of this model type'),
     'musicgen_melody': TinyRecipe(unbuildable='AutoModelForCausalLM makes MusicgenMelodyForCausalLM, which takes only the decoder sub-config '
                                               '(musicgen_melody_decoder), not the composite MusicgenMelodyConfig of this model type'),
+    'nemotron_h': TinyRecipe(fields=dict(layers_block_type=['linear_attention', 'full_attention']),
+                             why='its first 2 block types are Mamba and MoE: the cache needs an attention layer'),
     'olmo_hybrid': TinyRecipe(fields=dict(layer_types=['linear_attention', 'full_attention']), why='needs both a linear and an attention layer'),
     'phi4_multimodal': TinyRecipe(sub=dict(vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
                                                               image_size=28, crop_size=28, patch_size=14),
@@ -224,7 +228,11 @@ def _shrink(c, fields:dict):
     "Set `fields` on config `c` where it takes them; per-layer lists (layer_types, ...) keep their first layers; then what the new sizes imply."
     layers = getattr(c, 'num_hidden_layers', None)
     for k, v in vars(c).copy().items():
-        if isinstance(v, list) and layers and len(v) == layers and not k.startswith('_'): setattr(c, k, v[:fields.get('num_hidden_layers', layers)])
+        if isinstance(v, list) and layers and len(v) == layers and not k.startswith('_'):
+            keep = v[:fields.get('num_hidden_layers', layers)]
+            attention = [x for x in v if isinstance(x, str) and ('attention' in x or x == 'hybrid') and 'linear' not in x]
+            if attention and not set(keep) & set(attention): keep = keep[:-1] + attention[:1]   # a hybrid's cache needs one attention layer
+            setattr(c, k, keep)
     for k, v in fields.items():
         try: setattr(c, k, v)
         except Exception: pass   # a field this config computes or refuses
