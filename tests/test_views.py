@@ -45,8 +45,9 @@ def test_rankings_online_then_offline(tmp_path, hub):
     snaps = list((tmp_path/'views'/'text-generation').glob('trending-*.json'))
     assert len(snaps) == 1 and json.loads(snaps[0].read_text())['models'][0]['trending_score'] == 95
 
-    res = cli('views', 'downloads', '--limit', '2', env=online)          # the other ranking, sorted by downloads
-    assert res.returncode == 0 and res.stdout.splitlines()[1].startswith('Qwen/Qwen3-0.6B'), res.stdout + res.stderr
+    res = cli('views', 'downloads', '--limit', '3', '--json', env=online)   # the other ranking, in another order: by downloads
+    assert res.returncode == 0, res.stderr
+    assert [e['model'] for e in json.loads(res.stdout)['entries']] == ['meta-llama/Llama-3.1-8B-Instruct', 'Qwen/Qwen3-0.6B', 'openai/gpt-oss-20b']
 
     asked = len(hub['seen'])
     offline = {'HF_HUB_OFFLINE': '1', 'HF_ENDPOINT': hub['url'], 'TRN_COMPAT_CACHE': str(tmp_path)}
