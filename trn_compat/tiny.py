@@ -227,6 +227,7 @@ def image_text_types() -> list[str]:
 def _shrink(c, fields:dict):
     "Set `fields` on config `c` where it takes them; per-layer lists (layer_types, ...) keep their first layers; then what the new sizes imply."
     layers = getattr(c, 'num_hidden_layers', None)
+    mla = hasattr(c, 'qk_rope_head_dim')   # before SHRINK sets it: on a config that does not have it, it is an unused extra field
     for k, v in vars(c).copy().items():
         if isinstance(v, list) and layers and len(v) == layers and not k.startswith('_'):
             keep = v[:fields.get('num_hidden_layers', layers)]
@@ -236,14 +237,14 @@ def _shrink(c, fields:dict):
     for k, v in fields.items():
         try: setattr(c, k, v)
         except Exception: pass   # a field this config computes or refuses
-    _derive(c)
+    _derive(c, mla)
 
-def _derive(c):
+def _derive(c, mla:bool):
     "Fields that follow from the shrunk sizes, where the config has them (each found by an architecture that did not generate without it)."
     def put(k, v):
         try: setattr(c, k, v)
         except Exception: pass
-    if getattr(c, 'qk_rope_head_dim', None): put('head_dim', c.qk_rope_head_dim)   # MLA (DeepSeek-V2/V3, AXK): its rotary embedding's width
+    if mla and getattr(c, 'qk_rope_head_dim', None): put('head_dim', c.qk_rope_head_dim)   # MLA (DeepSeek-V2/V3, AXK): its rotary embedding's width
     if getattr(c, 'qk_head_dim', None) and getattr(c, 'qk_nope_head_dim', None) is not None:
         put('qk_head_dim', c.qk_nope_head_dim + c.qk_rope_head_dim)             # derived at init from the widths SHRINK changed
     if getattr(c, 'index_head_dim', None):                                       # DeepSeek sparse attention's indexer
