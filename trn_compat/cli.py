@@ -64,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
     "The `trn-compat` argument parser."
     ap = argparse.ArgumentParser(prog='trn-compat', description='Does a Hugging Face model run unmodified on AWS Trainium '
                                  '(torch-neuronx), and what is the proof? One check per model: evidence notebook and result row.')
+    import trn_compat
+    ap.add_argument('--version', action='version', version=f'trn-compat {trn_compat.__version__}')
     sub = ap.add_subparsers(dest='command', required=True)
     c = sub.add_parser('check', help='check one model: an executed evidence notebook and a result row')
     c.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
@@ -252,6 +254,9 @@ def results_command(args) -> int:
     import json
     from trn_compat.explorer import Catalog, create_app
     cat = Catalog(args.results)
+    if args.command in ('lookup', 'plot', 'diff') and not cat.pairs():   # a missing or empty store is not "untested"
+        print(f'error: {args.results} holds no result files (<platform>/<pair>.parquet): run a check or a sweep first, or pass --results',
+              file=sys.stderr); return 2
     if args.command == 'serve':
         import uvicorn
         print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)

@@ -117,8 +117,8 @@ def resolve_pair(cat:Catalog, name:str) -> VersionPair:
     exact = [p for p in pairs if name in (p.name, f'{p.platform}/{p.name}')]
     hits = exact or [p for p in pairs if name in f'{p.platform}/{p.name}']
     if len(hits) != 1:
-        raise ValueError(f'{"no" if not hits else "more than one"} version pair matches {name!r}; the store has: '
-                         + ', '.join(f'{p.platform}/{p.name}' for p in pairs))
+        raise ValueError(f'{"no" if not hits else "more than one"} version pair matches {name!r}; the store has '
+                         + (', '.join(f'{p.platform}/{p.name}' for p in pairs) if pairs else 'none'))
     return hits[0]
 
 def diff_pairs(cat:Catalog, a:VersionPair, b:VersionPair, threshold:float=0.2, min_s:float=1.0, min_bytes:int=2**26) -> dict:
