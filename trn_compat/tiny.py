@@ -245,6 +245,8 @@ def _derive(c, mla:bool):
         try: setattr(c, k, v)
         except Exception: pass
     if mla and getattr(c, 'qk_rope_head_dim', None): put('head_dim', c.qk_rope_head_dim)   # MLA (DeepSeek-V2/V3, AXK): its rotary embedding's width
+    if mla and getattr(c, 'num_key_value_heads', None):                          # MLA expands K and V to every head:
+        put('num_key_value_heads', c.num_attention_heads)   # real MLA configs have as many kv heads as heads, and the static cache is sized by it
     if getattr(c, 'qk_head_dim', None) and getattr(c, 'qk_nope_head_dim', None) is not None:
         put('qk_head_dim', c.qk_nope_head_dim + c.qk_rope_head_dim)             # derived at init from the widths SHRINK changed
     if getattr(c, 'index_head_dim', None):                                       # DeepSeek sparse attention's indexer
