@@ -15,8 +15,7 @@ from trn_compat.check import CheckParams, run_reference, run_sharded
 from trn_compat.compare import compare_steps
 from trn_compat.runner import run_processes
 
-TINY = [  # arch, task, how the two cores are asked for, expected parallelism, tp, ep
-    ('llama', 'text-generation', 'forced', 'tp', 2, 1),
+TINY = [  # arch, task, how the two cores are asked for, expected parallelism, tp, ep (Llama forced on 2: the reuse test below)
     ('qwen3', 'text-generation', 'planned', 'tp', 2, 1),
     ('llava', 'image-text-to-text', 'forced', 'tp', 2, 1),
     ('qwen3_moe', 'text-generation', 'planned', 'tp+ep', 2, 2),
@@ -106,6 +105,8 @@ def test_reference_and_judge_verdicts_are_reused(models, tmp_path):
                 '--results', tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     (a,) = rows(tmp_path)
+    assert (a['status'], a['cores'], a['cores_forced'], a['parallelism'], a['tp_degree']) == ('pass', 2, True, 'tp', 2)
+    assert a['generated_ids'] == a['reference_ids'] and a['match'] == 'exact'    # tensor parallel gives the one-process tokens
     assert (a['reference_reused'], a['judge_reused']) == (False, False) and a['judge_control'] == '9/9 control items right'
     second = cli('check', models('llama'), '--platform', 'cpu', '--cores', '2', '--dtype', 'float32', '--compile-backend', 'inductor',
                  '--results', tmp_path)

@@ -97,7 +97,7 @@ def build_inputs(proc, # tokenizer, or processor for image-text-to-text
     if p.task == 'image-text-to-text':
         msgs = [{'role': 'user', 'content': [{'type': 'image'}, {'type': 'text', 'text': prompt}]}]
         text = (proc.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
-                if getattr(proc, 'chat_template', None) else f'{proc.image_token}{prompt}')
+                if getattr(proc, 'chat_template', None) else f'{getattr(proc, "image_token", "")}{prompt}')   # BLIP, GIT: no image token
         inputs = proc(images=fixed_image(), text=text, return_tensors='pt')
     else:
         msgs = [{'role': 'user', 'content': prompt}]

@@ -230,6 +230,7 @@ def architectures(task:str='text-generation', # text-generation or image-text-to
                  ) -> list[ViewEntry]:
     "A tiny-checkpoint entry per architecture of `task`, built or not (its check builds it, or says why it cannot)."
     d = Path(models_dir or cache_dir()/'tiny')
+    d = d if task == 'text-generation' else d/task   # a type of both tasks (gemma3, qwen3_5) is a text model in one, a VLM in the other
     return [ViewEntry(str(d/t), task, f'tiny random {t}', {'dtype': 'float32'}, tiny=t)
             for t in architecture_types(task)]
 
@@ -279,7 +280,7 @@ def matrix_row(row:dict) -> dict:
         cause = f'tokens differ from the CPU reference at step {step}'
     elif status == 'skip': cause = one_line(err.get('message'))
     else: cause = f'{err.get("type")}: {one_line(err.get("message"))}'
-    return dict(architecture=row.get('model_type') or Path(row['model_id']).name, status=status,
+    return dict(architecture=Path(row['model_id']).name, status=status,   # the view's type (llama4 and llama4_text build one model_type)
                 where=row.get('stage') or row.get('reason') or '', cause=cause,
                 raised_in=raised_in(err.get('traceback')) if status == 'error' or row.get('reason') == 'not-built' else '')
 
