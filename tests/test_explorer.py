@@ -22,9 +22,9 @@ XSS = '<script>alert(1)</script>'
 
 @pytest.fixture(scope='module')
 def store(tmp_path_factory):
-    "Real checks of three tiny architectures under transformers 5.22.2, 5.23.0 and 5.24.0 (a version matrix), plus a row full of HTML."
+    "Real checks of two tiny architectures under transformers 5.22.2, 5.23.0 and 5.24.0 (a version matrix), plus a row full of HTML."
     root = tmp_path_factory.mktemp('store')
-    res = cli('sweep', '--view', 'architectures', '--limit', '3', '--transformers', '5.22.2,5.23.0,5.24.0', '--jobs', 'auto',
+    res = cli('sweep', '--view', 'architectures', '--limit', '2', '--transformers', '5.22.2,5.23.0,5.24.0', '--jobs', 'auto',
               '--results', root, '--no-progress')    # one environment per release, built once under the trn-compat cache
     assert res.returncode == 0, res.stdout + res.stderr
     now = dt.datetime.now(dt.timezone.utc)
@@ -54,7 +54,7 @@ def test_the_store_has_three_version_pairs_of_real_checks(store):
     for f in files:    # each row was checked by the release its file names
         assert {r['versions']['transformers'] for r in ResultStore(store).read(f).to_pylist()} == {f.stem.split('__transformers-')[1]}
     real = [r for r in rows(store) if 'script' not in r['model_id']]
-    assert len(real) == 9 and all(r['status'] == 'pass' and r['compile_backend'] == 'inductor' and r['compile_time_s'] > 0 and r['peak_device_memory_bytes'] > 0 for r in real)
+    assert len(real) == 6 and all(r['status'] == 'pass' and r['compile_backend'] == 'inductor' and r['compile_time_s'] > 0 and r['peak_device_memory_bytes'] > 0 for r in real)
 
 
 def test_plots_lookup_diff(store, tmp_path):
