@@ -18,57 +18,20 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, fields, replace
 
 import torch
 import transformers
 
+from .protocol import TASK_CLASSES, CheckParams
 from .platforms import CacheTrace, get_platform, peak_rss
 
 # %% auto #0
-__all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'CheckParams', 'resolve_backend', 'fixed_image', 'build_inputs', 'load_model',
-           'tokenizer_of', 'generation_kwargs', 'timed_generate', 'failed_stage', 'error_info', 'compiled_graph_count',
-           'NotCompiled', 'exhaust_memory', 'failpoint', 'announce', 'init_rank', 'run_check', 'ForcedTokens',
-           'teacher_forced', 'step_scores', 'run_reference', 'exploding_backend', 'free_port', 'worker_command',
-           'param_args', 'die_with_parent', 'last_stage', 'read_text', 'sharded_failure', 'run_sharded', 'write_json',
-           'main']
-
-# %% ../nbs/03_check.ipynb #2b2d110f
-PROMPTS = {'text-generation': 'Write one sentence about the sea.',
-           'image-text-to-text': 'Describe this image in one sentence.'}
-TASK_CLASSES = {'text-generation': 'AutoModelForCausalLM', 'image-text-to-text': 'AutoModelForImageTextToText'}
-DTYPES = ('bfloat16', 'float16', 'float32')
-
-@dataclass
-class CheckParams:
-    "What one check runs: model, task, platform, dtype, compile backend, tokens."
-    model: str                        # Hub id or local folder
-    revision: str|None = None         # Hub revision (branch, tag or commit)
-    task: str = 'text-generation'     # a key of TASK_CLASSES
-    platform: str = 'cpu'             # neuron, cuda or cpu
-    dtype: str = 'bfloat16'           # load dtype, one of DTYPES
-    compile_backend: str|None = None  # a registered torch.compile backend or `module:function`; None: the platform's
-    max_new_tokens: int = 32          # tokens to generate (also the minimum, so EOS does not end a check early)
-    fullgraph: bool = False           # forbid graph breaks
-    trust_remote_code: bool = False   # run modeling code shipped with the checkpoint
-    prompt: str|None = None           # None: the task's fixed prompt
-    cores: int = 1                    # worker processes, one per core
-    tp_degree: int = 1                # tensor-parallel degree (transformers' tensor plan)
-    ep_degree: int = 1                # expert-parallel degree (transformers' expert plan)
-    timeout_s: float = 3600.0         # a sharded check kills its workers after this long
-
-    def parallelism(self) -> str:
-        "single, tp, ep or tp+ep."
-        if self.cores == 1: return 'single'
-        return {(True, False): 'tp', (False, True): 'ep', (True, True): 'tp+ep'}.get((self.tp_degree > 1, self.ep_degree > 1), 'single')
-
-    def backend(self) -> str:
-        "The compile backend this check uses."
-        return self.compile_backend or get_platform(self.platform).compile_backend
-
-    def prompt_text(self) -> str:
-        "The user message of this check."
-        return self.prompt or PROMPTS[self.task]
+__all__ = ['resolve_backend', 'fixed_image', 'build_inputs', 'load_model', 'tokenizer_of', 'generation_kwargs', 'timed_generate',
+           'failed_stage', 'error_info', 'compiled_graph_count', 'NotCompiled', 'exhaust_memory', 'failpoint',
+           'announce', 'init_rank', 'run_check', 'ForcedTokens', 'teacher_forced', 'step_scores', 'run_reference',
+           'exploding_backend', 'free_port', 'worker_command', 'param_args', 'die_with_parent', 'last_stage',
+           'read_text', 'sharded_failure', 'run_sharded', 'write_json', 'main']
 
 # %% ../nbs/03_check.ipynb #e684730c
 def resolve_backend(name:str, # a registered backend name, or `module:function`

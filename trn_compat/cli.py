@@ -10,8 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .check import DTYPES, TASK_CLASSES
-from .platforms import PLATFORMS
+from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES
 from .tiny import TINY_ARCHS
 from .views import VIEWS
 
@@ -252,13 +251,14 @@ def sweep_command(args) -> int:
 def results_command(args) -> int:
     "`trn-compat serve | lookup | plot | diff | publish`."
     import json
-    from trn_compat.explorer import Catalog, create_app
+    from trn_compat.catalog import Catalog
     cat = Catalog(args.results)
     if args.command in ('lookup', 'plot', 'diff') and not cat.pairs():   # a missing or empty store is not "untested"
         print(f'error: {args.results} holds no result files (<platform>/<pair>.parquet): run a check or a sweep first, or pass --results',
               file=sys.stderr); return 2
     if args.command == 'serve':
         import uvicorn
+        from trn_compat.explorer import create_app
         print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)
         uvicorn.run(create_app(args.results, cache_url(args.cache)), host=args.host, port=args.port, log_level='warning'); return 0
     from trn_compat import plots
@@ -321,7 +321,6 @@ def same_compiler(row:dict, platform:str, version:str) -> bool:
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command."
     args = parser().parse_args(argv)
-    from trn_compat import runner
     if args.command == 'tiny':
         from trn_compat.tiny import build_tiny
         print(build_tiny(args.arch, args.path, seed=args.seed, overwrite=True)); return 0
@@ -368,6 +367,7 @@ def main(argv:list[str]|None=None) -> int:
         print(json.dumps(p.to_dict()) if args.json else f'{args.model}: {describe_plan(p)}')
         return 0
     if args.command == 'check':
+        from trn_compat import runner
         from trn_compat.stack import detect_platform
         try:
             row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
@@ -390,6 +390,7 @@ def main(argv:list[str]|None=None) -> int:
     if args.command == 'cache':
         return cache_command(args)
     if args.command == 'demo':
+        from trn_compat import runner
         print(f'Building tiny checkpoints and checking them on CPU; results in {args.results}/', flush=True)
         rows = runner.demo(args.results, args.models, compile_backend=args.compile_backend,
                            on_row=lambda r: print(verdict_line(r), flush=True))

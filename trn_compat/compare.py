@@ -8,10 +8,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .protocol import MATCHES
+
 import torch
 
 # %% auto #0
-__all__ = ['TIE_ULPS', 'MATCHES', 'ulp', 'tie_tolerance', 'Comparison', 'divergent_step', 'compare_steps']
+__all__ = ['TIE_ULPS', 'ulp', 'tie_tolerance', 'Comparison', 'divergent_step', 'compare_steps']
 
 # %% ../nbs/04_compare.ipynb #3644b624
 TIE_ULPS = {'bfloat16': 8, 'float16': 8, 'float32': 64}   # twice the largest compiled-vs-eager noise measured, as a power of two
@@ -31,8 +33,6 @@ def tie_tolerance(top1:float, # the reference's top-1 score at a step
     return TIE_ULPS[dtype] * ulp(top1, dtype)
 
 # %% ../nbs/04_compare.ipynb #d09412d9
-MATCHES = ('exact', 'near-tie', 'mismatch')   # better to worse
-
 @dataclass
 class Comparison:
     "How one device generation compares with the CPU reference, step by step."

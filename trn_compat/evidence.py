@@ -22,10 +22,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 import trn_compat
-from . import check as check_module, platforms as platforms_module
-from .check import CheckParams, error_info
+from . import check as check_module, platforms as platforms_module, protocol as protocol_module
+from .check import error_info
+from .protocol import DTYPES, MATCHES, CheckParams
 from .cache import CacheScope, FetchReport, LocalCache, RemoteCache
-from .compare import MATCHES, compare_steps
+from .compare import compare_steps
 from .judge import Verdict, control_report, load_judge
 from .platforms import get_platform, meminfo_bytes
 from .results import ResultStore, ReuseStore, VersionPair, make_row
@@ -63,6 +64,9 @@ def script_source(p:CheckParams, # the check's parameters, baked in as defaults
 #   python run.py --reference  the eager CPU reference of the same checkpoint and dtype
 #   python run.py --help       every parameter, which you can change on the command line
 from __future__ import annotations
+
+# ---- protocol: the check's parameters and vocabulary ----
+{module_body(protocol_module)}
 
 # ---- platforms: where the check runs ----
 {module_body(platforms_module)}
@@ -226,7 +230,7 @@ class CheckRecord:
         if not get_platform(p.platform).available():
             raise PlatformUnavailable(f'platform {p.platform!r} is not available on this machine: '
                                       f'run the check where it is, or with --platform cpu')
-        if p.dtype not in check_module.DTYPES: raise CheckInputError(f'dtype {p.dtype!r} is not one of {", ".join(check_module.DTYPES)}')
+        if p.dtype not in DTYPES: raise CheckInputError(f'dtype {p.dtype!r} is not one of {", ".join(DTYPES)}')
         src = inspect_model(p.model, p.task, p.revision, p.trust_remote_code)
         self.row.update(revision=src.revision, architecture=src.architecture, model_type=src.model_type)
         self.params.revision = p.revision or (None if src.revision.startswith('local-') else src.revision)

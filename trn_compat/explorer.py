@@ -6,124 +6,19 @@
 from __future__ import annotations
 
 import functools
-import json
-import os
 import shlex
 import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-from packaging.version import InvalidVersion, Version
-
 from .cache import fetch_command
-from .guards import CONTROL_CHARS, Refused, inside, shown, shown_text
-from .results import SCHEMA, STATUSES, ResultStore, VersionPair, conform
+from .catalog import Catalog, fmt_bytes, fmt_s, result_text, version_key
+from .guards import shown_text
+from .results import VersionPair
 from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
 
 # %% auto #0
-__all__ = ['LIST_COLUMNS', 'COMPILERS', 'EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK',
-           'pair_of_file', 'version_key', 'pair_key', 'Catalog', 'row_problem', 'view_items', 'public', 'fmt_bytes',
-           'fmt_s', 'result_text', 'pair_from', 'listing', 'notebook_html', 'create_app']
-
-# %% ../nbs/14_explorer.ipynb #5fb585cb
-LIST_COLUMNS = ['model_id', 'task', 'revision', 'architecture', 'status', 'stage', 'reason', 'match', 'criterion', 'cores',
-                'parallelism', 'dtype', 'wall_time_s', 'compile_time_s', 'peak_device_memory_bytes', 'compile_cache', 'error']
-COMPILERS = ('neuronx-cc', 'torch')
-
-def pair_of_file(path:Path) -> VersionPair|None:
-    "The version pair a result file holds, from its path (`<platform>/<compiler>-<v>__transformers-<v>.parquet`)."
-    left, sep, transformers = path.stem.partition('__transformers-')
-    compiler = next((c for c in COMPILERS if left.startswith(c + '-')), None)
-    if not sep or compiler is None: return None
-    return VersionPair(path.parent.name, compiler, left[len(compiler) + 1:], transformers)
-
-def version_key(v:str):
-    "Sort key of a version string (unparseable ones sort first, as text)."
-    try: return (1, Version(v.split('+')[0]), v)
-    except InvalidVersion: return (0, Version('0'), v)
-
-def pair_key(p:VersionPair): return (p.platform == 'neuron', p.platform, version_key(p.compiler_version), version_key(p.transformers))
-
-class Catalog:
-    "A result store as the explorer reads it: version pairs, rows by pair, search by name, one full row."
-    def __init__(self, root:str|Path='results'):
-        self.store = ResultStore(root)
-        self.root = self.store.root.resolve()
-        self._tables = {}
-        self.refused = {}   # result file (relative to the store): why it, or some of its rows, is not shown
-
-    def pairs(self) -> list[VersionPair]:
-        "The version pairs with a result file, oldest first, Neuron's last (the newest Neuron pair is the default)."
-        return sorted(filter(None, (pair_of_file(p) for p in self.store.files() if self.readable(p))), key=pair_key)
-
-    def readable(self, path:Path) -> bool:
-        "Whether a result file lies inside the store once links are resolved, and is Parquet with the row's column types."
-        rel = str(path.relative_to(self.store.root))
-        try:
-            inside(self.root, rel, 'result file')
-            schema = pq.read_schema(path)
-        except Refused as e: self.refused[rel] = e.why; return False
-        except Exception as e: self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'; return False
-        for f in schema:
-            want = SCHEMA.field(f.name).type if f.name in SCHEMA.names else None
-            if want is None or f.type == want or (pa.types.is_map(f.type) and f.name == 'versions') or \
-               (pa.types.is_integer(f.type) and pa.types.is_floating(want)) or pa.types.is_null(f.type): continue
-            self.refused[rel] = f'its column {f.name} is {f.type}, not {want}'; return False
-        return True
-
-    def rows(self, pair:VersionPair) -> list[dict]:
-        "The listing columns of a pair's rows (read once; read again when the file changes)."
-        path = self.store.path(pair)
-        if not path.exists(): return []
-        stamp = path.stat().st_mtime_ns
-        cached = self._tables.get(path)
-        if cached and cached[0] == stamp: return cached[1]
-        rel = str(path.relative_to(self.store.root))
-        try: table = conform(pq.read_table(path, columns=[c for c in LIST_COLUMNS if c in pq.read_schema(path).names])).select(LIST_COLUMNS)
-        except Exception as e:   # not Parquet, or columns that are not of their type: this file is not shown, the others are
-            self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'
-            self._tables[path] = (stamp, []); return []
-        rows, bad = [], []
-        for r in table.to_pylist():
-            if (why := row_problem(r)): bad.append(why); continue
-            r['_name'] = r['model_id'].lower(); rows.append(r)
-        if bad: self.refused[rel] = f'{len(bad)} rows not shown: {bad[0]}' + (' (and others)' if len(bad) > 1 else '')
-        else: self.refused.pop(rel, None)
-        self._tables[path] = (stamp, rows)
-        return rows
-
-    def search(self, pair:VersionPair, # the version pair
-               query:str='', # any part of a model id, any case
-               task:str|None=None, # only this task
-              ) -> list[dict]:
-        "The pair's rows whose model id contains `query`."
-        q = query.strip().lower()
-        return [r for r in self.rows(pair) if q in r['_name'] and (task is None or r['task'] == task)]
-
-    def row(self, pair:VersionPair, model_id:str, task:str) -> dict|None:
-        "The full row of a model in a pair, or None."
-        path = self.store.path(pair)
-        if not path.exists(): return None
-        try: t = conform(pq.read_table(path, filters=[('model_id', '=', model_id), ('task', '=', task)]))
-        except Exception: return None   # refused in `rows`, with why
-        r = t.to_pylist()[0] if t.num_rows else None
-        return r if r and not row_problem(r) else None
-
-    def notebook_file(self, row:dict) -> Path|None:
-        "The evidence notebook of a row, only if it lies inside the store (a row's path is never trusted)."
-        if not row.get('notebook'): return None
-        try: p = inside(self.root, row['notebook'], 'notebook path')
-        except Refused: return None
-        return p if p.suffix == '.ipynb' and p.is_file() else None
-
-def row_problem(r:dict) -> str|None:
-    "Why a row from a result file is not shown (a model id no check writes, a task or status the protocol does not have), or None."
-    m = r.get('model_id')
-    if not isinstance(m, str) or not m or len(m) > 1024 or CONTROL_CHARS.search(m): return f'model id {shown(m)} is not a model id'
-    if r.get('task') not in TASKS: return f'task {shown(r.get("task"))} of {shown(m)} is not a task'
-    if r.get('status') not in STATUSES: return f'status {shown(r.get("status"))} of {shown(m)} is not a status'
-    return None
+__all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK', 'view_items', 'public',
+           'pair_from', 'listing', 'notebook_html', 'create_app']
 
 # %% ../nbs/14_explorer.ipynb #71c353f4
 EXPLORER_VIEWS = ('selected', 'trending', 'downloads', 'tested')
@@ -238,19 +133,6 @@ PLOTS = """<!doctype html><html><head><meta charset="utf-8"><title>trn-compat pl
 
 CAVEAT = ('A pass proves what the check did and nothing more: 32 greedy tokens of one prompt on this stack. It says nothing about '
           'throughput or long generations, and a pass judged by the judge model (sharded) is not numerical equality with CPU.')
-
-def fmt_bytes(b): return f'{b / 2**30:.2f} GiB' if b else ''
-def fmt_s(s): return f'{s:.1f} s' if s is not None else ''
-
-def result_text(r:dict) -> tuple[str, str]:
-    "The result cell of a row and its CSS class."
-    s = r['status']
-    if s == 'pass': return 'pass' + (f' ({r.get("match") or r.get("criterion")})' if r.get('match') or r.get('criterion') else ''), 'pass'
-    if s == 'fail': return 'fail' + (f' (diverges at {r["first_divergence"]})' if r.get('first_divergence') is not None else ''), 'fail'
-    if s == 'error': return f'error at {r.get("stage")}', 'error'
-    if s == 'skip': return f'skip: {r.get("reason")} (not a failure)', 'skip'
-    if s == 'left out': return f'left out: {r.get("reason")}', 'left'
-    return 'untested', 'untested'
 
 # %% ../nbs/14_explorer.ipynb #5c1ef3f1
 def pair_from(cat:Catalog, q) -> VersionPair|None:

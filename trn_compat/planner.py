@@ -10,7 +10,7 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .check import TASK_CLASSES
+from .protocol import TASK_CLASSES
 from .platforms import get_platform
 from .source import ModelSource, inspect_model, is_local
 

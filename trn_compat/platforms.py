@@ -11,6 +11,8 @@ from pathlib import Path
 
 import torch
 
+from .protocol import COMPILE_BACKENDS
+
 # %% auto #0
 __all__ = ['TRN2_DEVICE_BYTES', 'TRN2_PHYSICAL_CORES', 'PLATFORMS', 'peak_rss', 'reset_peak_rss', 'cache_state',
            'inductor_cache_counts', 'dir_entries', 'CacheTrace', 'cache_entry_key', 'is_temporary', 'entry_files',
@@ -178,7 +180,7 @@ def meminfo_bytes(field:str='MemTotal', # a field of /proc/meminfo
 
 class CpuPlatform(Platform):
     "The host CPU: each core is a worker process; peak memory is peak RSS."
-    name, device, compile_backend, pg_backend, cache_env = 'cpu', 'cpu', 'inductor', 'gloo', 'TORCHINDUCTOR_CACHE_DIR'
+    name, device, compile_backend, pg_backend, cache_env = 'cpu', 'cpu', COMPILE_BACKENDS['cpu'], 'gloo', 'TORCHINDUCTOR_CACHE_DIR'
     def core_count(self): return len(self.visible_cores())
     def visible_cores(self): return sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else list(range(os.cpu_count()))
     def core_memory_bytes(self):
@@ -197,7 +199,7 @@ class CpuPlatform(Platform):
 # %% ../nbs/01_platforms.ipynb #a81c9710
 class CudaPlatform(Platform):
     "NVIDIA GPUs: each core is a GPU."
-    name, device, compile_backend, pg_backend, cache_env = 'cuda', 'cuda', 'inductor', 'nccl', 'TORCHINDUCTOR_CACHE_DIR'
+    name, device, compile_backend, pg_backend, cache_env = 'cuda', 'cuda', COMPILE_BACKENDS['cuda'], 'nccl', 'TORCHINDUCTOR_CACHE_DIR'
     pin_var = 'CUDA_VISIBLE_DEVICES'
     pin_per_rank = False  # every worker sees the check's GPUs; transformers picks cuda:LOCAL_RANK
     def available(self): return torch.cuda.is_available()
@@ -220,7 +222,7 @@ TRN2_DEVICE_BYTES, TRN2_PHYSICAL_CORES = 96 * 2**30, 8
 
 class NeuronPlatform(Platform):
     "AWS Trainium2 through TorchNeuron: each core is a logical NeuronCore. Not yet run on a trn2."
-    name, device, compile_backend, pg_backend, cache_env = 'neuron', 'neuron', 'neuron', 'neuron', 'TORCH_NEURONX_NEFF_CACHE_DIR'
+    name, device, compile_backend, pg_backend, cache_env = 'neuron', 'neuron', COMPILE_BACKENDS['neuron'], 'neuron', 'TORCH_NEURONX_NEFF_CACHE_DIR'
     pin_var = 'NEURON_RT_VISIBLE_CORES'
     cached_backends = ('neuron',)
     def __init__(self, dev:Path=Path('/dev')): self.dev = dev

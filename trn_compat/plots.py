@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt
 
-from .explorer import Catalog, version_key
+from .catalog import Catalog, fmt_bytes, fmt_s, result_text
 from .results import VersionPair
 
 # %% auto #0
@@ -98,7 +98,6 @@ def lookup(cat:Catalog, name:str, # any part of a model id, any case
 
 def lookup_table(rows:list[dict]) -> str:
     "A terminal table of `lookup` rows."
-    from trn_compat.explorer import fmt_bytes, fmt_s, result_text
     head = ('model', 'platform', 'compiler', 'transformers', 'result', 'cores', 'wall (with compile)', 'peak memory')
     cells = [head] + [(r['model_id'], r['platform'], f'{r["compiler"]} {r["compiler_version"]}', r['transformers'], result_text(r)[0],
                        f'{r["cores"] or ""} {r["parallelism"] or ""}'.strip(), fmt_s(r['wall_time_s']), fmt_bytes(r['peak_device_memory_bytes']))

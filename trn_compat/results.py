@@ -18,11 +18,12 @@ import pyarrow.parquet as pq
 from filelock import FileLock
 
 from .guards import inside
+from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
 # %% auto #0
-__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'STATUSES', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform',
-           'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform', 'ResultStore',
+           'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
@@ -56,7 +57,6 @@ SCHEMA = pa.schema([
     # where it ran in a fleet (nbs/20_fleet): the Ray node, and the nodes earlier tries of the same check were lost with
     ('node', _s), ('lost_nodes', pa.list_(_s)),
 ])
-STATUSES = ('pass', 'fail', 'error', 'skip')
 KEY = ('model_id', 'task')   # one row per model and task in a version pair's file
 
 def make_row(**fields) -> dict:

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .check import TASK_CLASSES
+from .protocol import TASK_CLASSES
 from .guards import LIMITS, Refused, parse_json, read_bounded
 
 # %% auto #0
