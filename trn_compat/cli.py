@@ -15,8 +15,10 @@ from .tiny import TINY_ARCHS
 from .views import VIEWS
 
 # %% auto #0
-__all__ = ['CACHE_ENV', 'first_line', 'verdict_line', 'exit_code', 'summary_table', 'parser', 'views_command', 'sweep_command',
-           'results_command', 'cache_url', 'cache_command', 'same_compiler', 'main']
+__all__ = ['CACHE_ENV', 'EXIT_CODES', 'COMMANDS', 'first_line', 'verdict_line', 'exit_code', 'summary_table', 'Help', 'parser',
+           'views_command', 'sweep_command', 'store_catalog', 'serve_command', 'lookup_command', 'plot_command',
+           'diff_command', 'publish_command', 'cache_url', 'cache_command', 'same_compiler', 'tiny_command',
+           'doctor_command', 'judge_command', 'plan_command', 'check_command', 'demo_command', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def first_line(text:str, n:int=300) -> str:
@@ -59,127 +61,142 @@ def summary_table(rows:list[dict]) -> str:
     return '\n'.join('  '.join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 
 # %% ../nbs/11_cli.ipynb #605c20bc
+CACHE_ENV = 'TRN_COMPAT_CACHE_URL'   # the shared compile cache when no --cache / --from / --to is given
+EXIT_CODES = '''exit status: 0 pass or skip (a sweep: every row pass or skip, or nothing to do); 1 a fail, or a failed step;
+2 bad input or a refusal (no such model, folder or store, a bad option); 3 another error; 130 interrupted (the same command resumes)'''
+
+class Help(argparse.RawDescriptionHelpFormatter):
+    "Help that shows each option's default, unless its text already says it; the exit status at the end."
+    def _get_help_string(self, action):
+        text = action.help or ''
+        if not action.option_strings or any(action.default is v for v in (None, False, argparse.SUPPRESS)) or 'default' in text: return text
+        return f'{text} (default: %(default)s)'
+
 def parser() -> argparse.ArgumentParser:
-    "The `trn-compat` argument parser."
-    ap = argparse.ArgumentParser(prog='trn-compat', description='Does a Hugging Face model run unmodified on AWS Trainium '
-                                 '(torch-neuronx), and what is the proof? One check per model: evidence notebook and result row.')
+    "The `trn-compat` argument parser: one subcommand per function of `COMMANDS`."
     import trn_compat
+    ap = argparse.ArgumentParser(prog='trn-compat', description='Does a Hugging Face model run unmodified on AWS Trainium '
+                                 '(torch-neuronx), and what is the proof? One check per model: evidence notebook and result row.',
+                                 epilog=EXIT_CODES, formatter_class=Help)
     ap.add_argument('--version', action='version', version=f'trn-compat {trn_compat.__version__}')
-    sub = ap.add_subparsers(dest='command', required=True)
-    c = sub.add_parser('check', help='check one model: an executed evidence notebook and a result row')
-    c.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
-    c.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
-    c.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
-    c.add_argument('--dtype', default='bfloat16', choices=list(DTYPES))
-    c.add_argument('--compile-backend', default=None,
-                   help="a registered torch.compile backend or module:function (default: the platform's: neuron, inductor)")
-    c.add_argument('--max-new-tokens', type=int, default=32)
-    c.add_argument('--revision', default=None, help='Hub branch, tag or commit')
-    c.add_argument('--trust-remote-code', action='store_true', help='run modeling code shipped with the checkpoint')
-    c.add_argument('--results', default='results', help='result store folder (default: ./results)')
-    c.add_argument('--timeout', type=float, default=3600, help='seconds each step may run before it is killed')
-    c.add_argument('--cores', type=int, default=None, help='shard over this many cores instead of the planned number (the row says forced)')
-    c.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
-    c.add_argument('--judge', default=None, help='judge model for sharded checks (default: SmolLM2-135M offline, '
-                   'HuggingFaceTB/SmolLM2-1.7B-Instruct online)')
-    c.add_argument('--cache', default=None, metavar='URL', help='shared compile cache (hf://..., file://..., a folder): '
-                   'fetch this model\'s graphs before the check, publish new ones after (default: $TRN_COMPAT_CACHE_URL, else none)')
-    c.add_argument('--tiny', default=None, metavar='ARCH', help='first build a tiny random checkpoint of this transformers '
-                   'architecture (model type) in the MODEL folder, unless it is there (the architectures view does this)')
-    c.add_argument('--run-id', default=None, help=argparse.SUPPRESS)   # chosen by a sweep, to find the run's row and processes
-    s = sub.add_parser('sweep', help='check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults')
-    s.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (default: architectures, no downloads)')
-    s.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
-    s.add_argument('--limit', type=int, default=None, help='only the first N models of the view')
-    s.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
-    s.add_argument('--jobs', default='1', help='checks at once, or auto (as many as the cores hold)')
-    s.add_argument('--timeout', type=float, default=1800, help='seconds each check step may run (the whole check: 2x + 120 s)')
-    s.add_argument('--results', default='results', help='result store folder (default: ./results)')
-    s.add_argument('--retry-failed', action='store_true', help='check models whose row is fail or error again')
-    s.add_argument('--force', action='store_true', help='check every model again')
-    s.add_argument('--refresh', action='store_true', help='fetch a Hub ranking again (trending, downloads)')
-    s.add_argument('--dtype', default=None, choices=list(DTYPES), help="default: bfloat16 (float32 for tiny architectures)")
-    s.add_argument('--compile-backend', default=None, help="default: the platform's")
-    s.add_argument('--max-new-tokens', type=int, default=None)
-    s.add_argument('--core-memory-gib', type=float, default=None, help='plan as if a core had this much memory')
-    s.add_argument('--judge', default=None, help='judge model for sharded checks')
-    s.add_argument('--cache', default=None, metavar='URL', help='shared compile cache: each check fetches before and publishes after '
-                   '(default: $TRN_COMPAT_CACHE_URL, else none)')
-    s.add_argument('--no-progress', action='store_true', help='no progress bar')
-    s.add_argument('--engine', default='local', choices=['local', 'ray'], help='local: this machine (default); ray: a Ray cluster')
-    s.add_argument('--address', default=None, help='ray: a running cluster (ray start on each node); default: an embedded one here')
-    s.add_argument('--retries', type=int, default=2, help='ray: tries of a check after its node is lost (default: 2)')
-    s.add_argument('--transformers', default=None, metavar='RELEASES', help='a version matrix: comma-separated transformers releases, '
-                   'each in its own environment (default: the installed one)')
-    s.add_argument('--compiler', action='append', default=None, metavar='REQS', help="a compiler release to add to the matrix: its pip "
-                   "requirements, space-separated ('torch==2.12.0'; on neuron 'torch-neuronx==... neuronx-cc==...'); repeat for more")
-    s.add_argument('--dry-run', action='store_true', help='print the plan (models x pairs x cores, environments to build); run nothing')
-    e = sub.add_parser('serve', help='the explorer: a read-only web app over a result store')
-    e.add_argument('--results', default='results', help='result store folder (default: ./results)')
-    e.add_argument('--host', default='127.0.0.1'); e.add_argument('--port', type=int, default=7860)
-    e.add_argument('--cache', default=None, metavar='URL', help='shared compile cache named in fetch commands (default: $TRN_COMPAT_CACHE_URL)')
-    lk = sub.add_parser('lookup', help='does a model run? its rows in every version pair of a result store')
-    lk.add_argument('name', help='any part of a model id, any case')
-    lk.add_argument('--compiler', default=None, help='only this compiler version'); lk.add_argument('--transformers', default=None)
-    lk.add_argument('--results', default='results'); lk.add_argument('--json', action='store_true')
-    lk.add_argument('--cache', default=None, metavar='URL', help='shared compile cache named in fetch commands (default: $TRN_COMPAT_CACHE_URL)')
-    pt = sub.add_parser('plot', help='compile time and peak memory per model, and pass rate, across version pairs (PNG and SVG)')
-    pt.add_argument('--results', default='results'); pt.add_argument('--platform', default='cpu', choices=list(PLATFORMS))
-    pt.add_argument('--models', nargs='*', default=None, help='model ids (default: those in the most version pairs)')
-    pt.add_argument('--out', default='plots', help='folder for the images (default: ./plots)')
-    df = sub.add_parser('diff', help='what changed between two version pairs: status first, then compile time and memory')
-    df.add_argument('a', help='a version pair: its file name or a unique part of it (transformers-5.23.0)'); df.add_argument('b')
-    df.add_argument('--results', default='results'); df.add_argument('--threshold', type=float, default=0.2, help='relative change to report (default 0.2)')
-    df.add_argument('--json', action='store_true')
-    pb = sub.add_parser('publish', help='push a result store to a Hub dataset repo (or a local folder)')
-    pb.add_argument('to', help='Hub dataset repo id (org/name) or a local folder'); pb.add_argument('--results', default='results')
-    pb.add_argument('--private', action='store_true')
-    v = sub.add_parser('views', help='list a view: selected (with the models left out and why), trending, downloads, architectures')
-    v.add_argument('view', choices=list(VIEWS))
-    v.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
-    v.add_argument('--limit', type=int, default=None)
-    v.add_argument('--refresh', action='store_true', help='fetch a Hub ranking even if today\'s snapshot exists')
-    v.add_argument('--json', action='store_true')
-    j = sub.add_parser('judge', help='is a text coherent English? the judge of sharded checks, on your texts')
-    j.add_argument('texts', nargs='+', metavar='TEXT')
-    j.add_argument('--model', default=None, help='judge model (default as for check --judge)')
-    j.add_argument('--explain', action='store_true', help='show every token\'s surprise and context gain, the windows and word swaps that decided')
-    j.add_argument('--json', action='store_true')
-    dr = sub.add_parser('doctor', help='is this machine ready? platform, stack, devices, folders, a real check on 1 and 2 cores, judge, Hub')
-    dr.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
-    dr.add_argument('--compile-backend', default=None, help="the smoke checks' backend (default: the platform's)")
-    dr.add_argument('--results', default='results', help='the results folder a sweep will write (default: ./results)')
-    dr.add_argument('--json', action='store_true', help='[{name, status, found, fix}]')
-    dr.add_argument('--workdir', default=None, help="the smoke checks' folder (default: the trn-compat cache's doctor/; kept only when a check fails)")
-    d = sub.add_parser('demo', help='build four tiny checkpoints (Llama, Qwen3, Qwen3-MoE, LLaVA) and check each on CPU')
-    d.add_argument('--results', default='results', help='result store folder (default: ./results)')
-    d.add_argument('--models', default=None, help='where to build the tiny checkpoints (default: ~/.cache/trn-compat/tiny)')
-    d.add_argument('--compile-backend', default=None, help='default: inductor')
-    pl = sub.add_parser('plan', help='how many cores a model needs and how to shard it (no weights are downloaded)')
-    pl.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
-    pl.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES))
-    pl.add_argument('--platform', default='neuron', choices=list(PLATFORMS), help='whose cores (default: neuron, trn2 logical cores)')
-    pl.add_argument('--dtype', default='bfloat16', choices=list(DTYPES))
-    pl.add_argument('--core-memory-gib', type=float, default=None, help="pretend a core has this much memory")
-    pl.add_argument('--cores', type=int, default=None, help='force this many cores')
-    pl.add_argument('--revision', default=None)
-    pl.add_argument('--trust-remote-code', action='store_true')
-    pl.add_argument('--json', action='store_true', help='print the plan as JSON')
-    ca = sub.add_parser('cache', help='fetch a model\'s compiled graphs from a shared cache, or publish a local cache')
-    cs = ca.add_subparsers(dest='cache_command', required=True)
-    cf = cs.add_parser('fetch', help='fetch the compiled graphs a model\'s check used, verified, into the local compile cache')
-    cf.add_argument('model', help='Hub id (or the local folder) as it was checked')
-    cf.add_argument('--compiler', default=None, help='compiler version the graphs were built by (default: this machine\'s; another is refused)')
-    cf.add_argument('--from', dest='url', default=None, metavar='URL', help='the shared cache (default: $TRN_COMPAT_CACHE_URL)')
-    cf.add_argument('--to', default=None, metavar='DIR', help='local compile cache (default: the platform\'s, e.g. $TORCHINDUCTOR_CACHE_DIR)')
-    cf.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
-    cf.add_argument('--results', default='results', help='result store whose row names the entries (else the remote\'s record)')
-    cp = cs.add_parser('publish', help='publish every entry a local compile cache has indexed (by checks) to a shared cache')
-    cp.add_argument('--from', dest='folder', default=None, metavar='DIR', help='local compile cache (default: the platform\'s)')
-    cp.add_argument('--to', dest='url', default=None, metavar='URL', help='the shared cache (default: $TRN_COMPAT_CACHE_URL)')
-    cp.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
-    t = sub.add_parser('tiny', help='build a tiny random checkpoint of a transformers architecture')
-    t.add_argument('arch', choices=list(TINY_ARCHS)); t.add_argument('path'); t.add_argument('--seed', type=int, default=0)
+    store = argparse.ArgumentParser(add_help=False)   # options that several commands share, defined once
+    store.add_argument('--results', default='results', help='result store folder')
+    shared_cache = argparse.ArgumentParser(add_help=False)
+    shared_cache.add_argument('--cache', default=None, metavar='URL', help='shared compile cache (hf://..., file://..., a folder); '
+                              f'default: ${CACHE_ENV}, else none')
+    where = argparse.ArgumentParser(add_help=False)
+    where.add_argument('--platform', default=None, choices=list(PLATFORMS), help='default: the best this machine has')
+    task = argparse.ArgumentParser(add_help=False)
+    task.add_argument('--task', default='text-generation', choices=list(TASK_CLASSES), help='what to check')
+    sub = ap.add_subparsers(dest='command', required=True, metavar='COMMAND')
+    def command(name, text, *parents):
+        return sub.add_parser(name, help=text, description=text, parents=list(parents), epilog=EXIT_CODES, formatter_class=Help)
+
+    check = command('check', 'check one model: an executed evidence notebook and a result row', store, shared_cache, where, task)
+    check.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
+    check.add_argument('--dtype', default='bfloat16', choices=list(DTYPES), help='load dtype')
+    check.add_argument('--compile-backend', default=None,
+                       help="a registered torch.compile backend or module:function; default: the platform's (neuron, inductor)")
+    check.add_argument('--max-new-tokens', type=int, default=32, help='tokens to generate (also the minimum)')
+    check.add_argument('--revision', default=None, help='Hub branch, tag or commit; default: main')
+    check.add_argument('--trust-remote-code', action='store_true', help='run modeling code shipped with the checkpoint')
+    check.add_argument('--timeout', type=float, default=3600, help='seconds each step may run before it is killed')
+    check.add_argument('--cores', type=int, default=None, help='shard over this many cores; default: the planned number')
+    check.add_argument('--core-memory-gib', type=float, default=None, help="plan as if a core had this much memory; default: the platform's")
+    check.add_argument('--judge', default=None, help='judge model for sharded checks; default: SmolLM2-135M offline, '
+                       'HuggingFaceTB/SmolLM2-1.7B-Instruct online')
+    check.add_argument('--tiny', default=None, metavar='ARCH', help='first build a tiny random checkpoint of this transformers '
+                       'architecture (model type) in the MODEL folder, unless it is there; default: none')
+    check.add_argument('--run-id', default=None, help=argparse.SUPPRESS)   # chosen by a sweep, to find the run's row and processes
+
+    sweep = command('sweep', 'check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults',
+                    store, shared_cache, where, task)
+    sweep.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (architectures: no downloads)')
+    sweep.add_argument('--limit', type=int, default=None, help='only the first N models of the view; default: all')
+    sweep.add_argument('--jobs', default='1', help='checks at once, or auto (as many as the cores hold)')
+    sweep.add_argument('--timeout', type=float, default=1800, help='seconds each check step may run (the whole check: 2x + 120 s)')
+    sweep.add_argument('--retry-failed', action='store_true', help='check models whose row is fail or error again')
+    sweep.add_argument('--force', action='store_true', help='check every model again')
+    sweep.add_argument('--refresh', action='store_true', help='fetch a Hub ranking again (trending, downloads)')
+    sweep.add_argument('--dtype', default=None, choices=list(DTYPES), help='default: bfloat16 (float32 for tiny architectures)')
+    sweep.add_argument('--compile-backend', default=None, help="default: the platform's")
+    sweep.add_argument('--max-new-tokens', type=int, default=None, help='default: 32')
+    sweep.add_argument('--core-memory-gib', type=float, default=None, help="plan as if a core had this much memory; default: the platform's")
+    sweep.add_argument('--judge', default=None, help='judge model for sharded checks; default as for check')
+    sweep.add_argument('--no-progress', action='store_true', help='no progress bar')
+    sweep.add_argument('--engine', default='local', choices=['local', 'ray'], help='local: this machine; ray: a Ray cluster')
+    sweep.add_argument('--address', default=None, help='ray: a running cluster (ray start on each node); default: an embedded one here')
+    sweep.add_argument('--retries', type=int, default=2, help='ray: tries of a check after its node is lost')
+    sweep.add_argument('--transformers', default=None, metavar='RELEASES', help='a version matrix: comma-separated transformers releases, '
+                       'each in its own environment; default: the installed one')
+    sweep.add_argument('--compiler', action='append', default=None, metavar='REQS', help="a compiler release to add to the matrix: its pip "
+                       "requirements, space-separated ('torch==2.12.0'; on neuron 'torch-neuronx==... neuronx-cc==...'); repeat for more; "
+                       "default: the installed one")
+    sweep.add_argument('--dry-run', action='store_true', help='print the plan (models x pairs x cores, environments to build); run nothing')
+
+    serve = command('serve', 'the explorer: a read-only web app over a result store', store, shared_cache)
+    serve.add_argument('--host', default='127.0.0.1', help='address to listen on')
+    serve.add_argument('--port', type=int, default=7860, help='port to listen on')
+    lookup = command('lookup', 'does a model run? its rows in every version pair of a result store (exit status 1: no row matches)', store, shared_cache)
+    lookup.add_argument('name', help='any part of a model id, any case')
+    lookup.add_argument('--compiler', default=None, help='only this compiler version; default: every one')
+    lookup.add_argument('--transformers', default=None, help='only this transformers version; default: every one')
+    lookup.add_argument('--json', action='store_true', help='the rows as JSON')
+    plot = command('plot', 'compile time and peak memory per model, and pass rate, across version pairs (PNG and SVG)', store)
+    plot.add_argument('--platform', default='cpu', choices=list(PLATFORMS), help='whose version pairs')
+    plot.add_argument('--models', nargs='*', default=None, help='model ids; default: those in the most version pairs')
+    plot.add_argument('--out', default='plots', help='folder for the images')
+    diff = command('diff', 'what changed between two version pairs: status first, then compile time and memory', store)
+    diff.add_argument('a', help='a version pair: its file name or a unique part of it (transformers-5.23.0)')
+    diff.add_argument('b', help='the other version pair')
+    diff.add_argument('--threshold', type=float, default=0.2, help='relative change to report')
+    diff.add_argument('--json', action='store_true', help='the changes as JSON')
+    publish = command('publish', 'push a result store to a Hub dataset repo (or a local folder)', store)
+    publish.add_argument('to', help='Hub dataset repo id (org/name) or a local folder')
+    publish.add_argument('--private', action='store_true', help='create the Hub repo private')
+
+    views = command('views', 'list a view: selected (with the models left out and why), trending, downloads, architectures', task)
+    views.add_argument('view', choices=list(VIEWS), help='which view')
+    views.add_argument('--limit', type=int, default=None, help='only the first N models; default: all')
+    views.add_argument('--refresh', action='store_true', help="fetch a Hub ranking even if today's snapshot exists")
+    views.add_argument('--json', action='store_true', help='the view as JSON')
+    judge = command('judge', 'is a text coherent English? the judge of sharded checks, on your texts')
+    judge.add_argument('texts', nargs='+', metavar='TEXT', help='texts to judge')
+    judge.add_argument('--model', default=None, help='judge model; default as for check --judge')
+    judge.add_argument('--explain', action='store_true', help="show every token's surprise and context gain, the windows and word swaps that decided")
+    judge.add_argument('--json', action='store_true', help='the verdicts as JSON')
+    doctor = command('doctor', 'is this machine ready? platform, stack, devices, folders, a real check on 1 and 2 cores, judge, Hub', store, where)
+    doctor.add_argument('--compile-backend', default=None, help="the smoke checks' backend; default: the platform's")
+    doctor.add_argument('--json', action='store_true', help='[{name, status, found, fix}]')
+    doctor.add_argument('--workdir', default=None, help="the smoke checks' folder; default: the trn-compat cache's doctor/ (kept only when a check fails)")
+    demo = command('demo', 'build four tiny checkpoints (Llama, Qwen3, Qwen3-MoE, LLaVA) and check each on CPU', store)
+    demo.add_argument('--models', default=None, help='where to build the tiny checkpoints; default: ~/.cache/trn-compat/tiny')
+    demo.add_argument('--compile-backend', default=None, help='default: inductor')
+    plan = command('plan', 'how many cores a model needs and how to shard it (no weights are downloaded)', task)
+    plan.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
+    plan.add_argument('--platform', default='neuron', choices=list(PLATFORMS), help='whose cores (neuron: trn2 logical cores)')
+    plan.add_argument('--dtype', default='bfloat16', choices=list(DTYPES), help='load dtype')
+    plan.add_argument('--core-memory-gib', type=float, default=None, help="pretend a core has this much memory; default: the platform's")
+    plan.add_argument('--cores', type=int, default=None, help='force this many cores; default: the fewest that hold the weights')
+    plan.add_argument('--revision', default=None, help='Hub branch, tag or commit; default: main')
+    plan.add_argument('--trust-remote-code', action='store_true', help='read a config that ships its own code')
+    plan.add_argument('--json', action='store_true', help='print the plan as JSON')
+    cache = command('cache', "fetch a model's compiled graphs from a shared cache, or publish a local cache")
+    cs = cache.add_subparsers(dest='cache_command', required=True, metavar='ACTION')
+    fetch = cs.add_parser('fetch', help="fetch the compiled graphs a model's check used, verified, into the local compile cache",
+                          parents=[store, where], formatter_class=Help)
+    fetch.add_argument('model', help='Hub id (or the local folder) as it was checked')
+    fetch.add_argument('--compiler', default=None, help="compiler version the graphs were built by; default: this machine's (another is refused)")
+    fetch.add_argument('--from', dest='url', default=None, metavar='URL', help=f'the shared cache; default: ${CACHE_ENV}')
+    fetch.add_argument('--to', default=None, metavar='DIR', help="local compile cache; default: the platform's, e.g. $TORCHINDUCTOR_CACHE_DIR")
+    push = cs.add_parser('publish', help='publish every entry a local compile cache has indexed (by checks) to a shared cache',
+                         parents=[where], formatter_class=Help)
+    push.add_argument('--from', dest='folder', default=None, metavar='DIR', help="local compile cache; default: the platform's")
+    push.add_argument('--to', dest='url', default=None, metavar='URL', help=f'the shared cache; default: ${CACHE_ENV}')
+    tiny = command('tiny', 'build a tiny random checkpoint of a transformers architecture')
+    tiny.add_argument('arch', choices=list(TINY_ARCHS), metavar='ARCH', help='a transformers model type with a recipe here')
+    tiny.add_argument('path', help='folder to write')
+    tiny.add_argument('--seed', type=int, default=0, help='seed of the random weights')
     return ap
 
 # %% ../nbs/11_cli.ipynb #88b72054
@@ -248,39 +265,55 @@ def sweep_command(args) -> int:
     return 0 if all(r['status'] in ('pass', 'skip') for r in rows) else 1
 
 # %% ../nbs/11_cli.ipynb #fa491572
-def results_command(args) -> int:
-    "`trn-compat serve | lookup | plot | diff | publish`."
-    import json
+def store_catalog(args, need_rows:bool=True):
+    "The catalog of `--results`; None (after saying so) when a command that reads rows finds none."
     from trn_compat.catalog import Catalog
     cat = Catalog(args.results)
-    if args.command in ('lookup', 'plot', 'diff') and not cat.pairs():   # a missing or empty store is not "untested"
+    if need_rows and not cat.pairs():   # a missing or empty store is not "untested"
         print(f'error: {args.results} holds no result files (<platform>/<pair>.parquet): run a check or a sweep first, or pass --results',
-              file=sys.stderr); return 2
-    if args.command == 'serve':
-        import uvicorn
-        from trn_compat.explorer import create_app
-        print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)
-        uvicorn.run(create_app(args.results, cache_url(args.cache)), host=args.host, port=args.port, log_level='warning'); return 0
+              file=sys.stderr); return None
+    return cat
+
+def serve_command(args) -> int:
+    "`trn-compat serve`: the explorer."
+    import uvicorn
+    from trn_compat.explorer import create_app
+    print(f'explorer of {Path(args.results).resolve()} on http://{args.host}:{args.port}/', flush=True)
+    uvicorn.run(create_app(args.results, cache_url(args.cache)), host=args.host, port=args.port, log_level='warning'); return 0
+
+def lookup_command(args) -> int:
+    "`trn-compat lookup`: 1 when nothing matches."
+    import json
     from trn_compat import plots
-    if args.command == 'lookup':
-        rows = plots.lookup(cat, args.name, args.compiler, args.transformers, cache_url(args.cache))
-        if args.json: print(json.dumps(rows, default=str, indent=1))
-        else: print(plots.lookup_table(rows) if rows else f'no row matches {args.name!r} in {args.results}: untested')
-        return 0 if rows else 1
-    if args.command == 'plot':
-        for p in plots.save_plots(cat, args.out, args.platform, args.models): print(p)
-        return 0
-    if args.command == 'diff':
-        try: a, b = plots.resolve_pair(cat, args.a), plots.resolve_pair(cat, args.b)
-        except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
-        d = plots.diff_pairs(cat, a, b, args.threshold)
-        print(json.dumps(d, indent=1) if args.json else plots.diff_text(d)); return 0
+    if (cat := store_catalog(args)) is None: return 2
+    rows = plots.lookup(cat, args.name, args.compiler, args.transformers, cache_url(args.cache))
+    if args.json: print(json.dumps(rows, default=str, indent=1))
+    else: print(plots.lookup_table(rows) if rows else f'no row matches {args.name!r} in {args.results}: untested')
+    return 0 if rows else 1
+
+def plot_command(args) -> int:
+    "`trn-compat plot`."
+    from trn_compat import plots
+    if (cat := store_catalog(args)) is None: return 2
+    for p in plots.save_plots(cat, args.out, args.platform, args.models): print(p)
+    return 0
+
+def diff_command(args) -> int:
+    "`trn-compat diff`."
+    import json
+    from trn_compat import plots
+    if (cat := store_catalog(args)) is None: return 2
+    try: a, b = plots.resolve_pair(cat, args.a), plots.resolve_pair(cat, args.b)
+    except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
+    d = plots.diff_pairs(cat, a, b, args.threshold)
+    print(json.dumps(d, indent=1) if args.json else plots.diff_text(d)); return 0
+
+def publish_command(args) -> int:
+    "`trn-compat publish`."
     from trn_compat.publish import publish
     print(publish(args.results, args.to, private=args.private)); return 0
 
 # %% ../nbs/11_cli.ipynb #07b46769
-CACHE_ENV = 'TRN_COMPAT_CACHE_URL'
-
 def cache_url(given:str|None) -> str|None:
     "The shared cache: the option, else `$TRN_COMPAT_CACHE_URL`."
     return given or os.environ.get(CACHE_ENV) or None
@@ -318,81 +351,90 @@ def same_compiler(row:dict, platform:str, version:str) -> bool:
     return same_version(compiler_of(platform, row['versions'])[1], version)
 
 # %% ../nbs/11_cli.ipynb #e44a0a55
-def main(argv:list[str]|None=None) -> int:
-    "The `trn-compat` command."
-    args = parser().parse_args(argv)
-    if args.command == 'tiny':
-        from trn_compat.tiny import build_tiny
-        print(build_tiny(args.arch, args.path, seed=args.seed, overwrite=True)); return 0
-    if args.command == 'doctor':
-        import json
-        from dataclasses import asdict
-        from trn_compat.doctor import doctor, report
-        show = None if args.json else (lambda s: print(report([s]), flush=True))
-        steps = doctor(args.platform, args.results, args.compile_backend, progress=show, workdir=args.workdir)
-        if args.json: print(json.dumps([asdict(s) for s in steps], indent=1))
-        failed = [s.name for s in steps if s.status == 'fail']
-        if not args.json: print('\n' + (f'{len(failed)} step(s) failed: ' + ', '.join(failed) if failed else 'ready: no step failed'))
-        return 1 if failed else 0
-    if args.command == 'judge':
-        import json, math
-        from trn_compat.judge import control_report, load_judge
-        j = load_judge(args.model)
-        ok, report = control_report(j)
-        if args.explain:
-            print(f'judge {j.name} ({j.why}): {report}')
-            for t in args.texts: print('\n' + j.explain(t))
-            return 0 if ok else 3
-        verdicts = j.judge(args.texts)
-        if args.json:
-            print(json.dumps({'judge': j.name, 'chosen': j.why, 'revision': j.revision, 'thresholds': j.thresholds, 'method_sha': j.method_sha(),
-                              'controls_ok': ok, 'controls': report,
-                              'verdicts': [{'text': t, 'coherent': v.coherent, 'score': None if math.isinf(v.score) else v.score,
-                                            'decided_by': v.decided_by} for t, v in zip(args.texts, verdicts)]}))
-        else:
-            print(f'judge {j.name} ({j.why}): {report}')
-            for t, v in zip(args.texts, verdicts):
-                print(f'{"coherent" if v.coherent else "not coherent":>12}  {v.score:6.2f}  {t[:60]!r}\n{"":>20}{v.decided_by}')
+def tiny_command(args) -> int:
+    "`trn-compat tiny`."
+    from trn_compat.tiny import build_tiny
+    print(build_tiny(args.arch, args.path, seed=args.seed, overwrite=True)); return 0
+
+def doctor_command(args) -> int:
+    "`trn-compat doctor`: 1 when a step failed."
+    import json
+    from dataclasses import asdict
+    from trn_compat.doctor import doctor, report
+    show = None if args.json else (lambda s: print(report([s]), flush=True))
+    steps = doctor(args.platform, args.results, args.compile_backend, progress=show, workdir=args.workdir)
+    if args.json: print(json.dumps([asdict(s) for s in steps], indent=1))
+    failed = [s.name for s in steps if s.status == 'fail']
+    if not args.json: print('\n' + (f'{len(failed)} step(s) failed: ' + ', '.join(failed) if failed else 'ready: no step failed'))
+    return 1 if failed else 0
+
+def judge_command(args) -> int:
+    "`trn-compat judge`: 3 when the judge's control items fail (its verdicts are then not to be used)."
+    import json, math
+    from trn_compat.judge import control_report, load_judge
+    j = load_judge(args.model)
+    ok, controls = control_report(j)
+    if args.explain:
+        print(f'judge {j.name} ({j.why}): {controls}')
+        for t in args.texts: print('\n' + j.explain(t))
         return 0 if ok else 3
-    if args.command == 'plan':
-        import json
-        from trn_compat.planner import describe_plan, plan_model
-        from trn_compat.source import CheckInputError
-        try: p = plan_model(args.model, args.task, args.platform, args.dtype, args.core_memory_gib, args.cores, args.revision,
-                            args.trust_remote_code)
-        except CheckInputError as e:
-            print(json.dumps({'status': e.status, 'reason': e.reason, 'error': f'{type(e).__name__}: {e}'}) if args.json
-                  else f'{args.model}: {e.status}: {e}')
-            return 0 if e.status == 'skip' else 2
-        print(json.dumps(p.to_dict()) if args.json else f'{args.model}: {describe_plan(p)}')
-        return 0
-    if args.command == 'check':
-        from trn_compat import runner
-        from trn_compat.stack import detect_platform
-        try:
-            row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
-                                        dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
-                                        revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
-                                        cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id,
-                                        cache=cache_url(args.cache), tiny=args.tiny)
-        except (runner.RunInterrupted, KeyboardInterrupt) as e:
-            print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
-            return 130
-        print(verdict_line(row))
-        print(f'evidence: {Path(args.results)/row["notebook"]}')
-        return exit_code(row)
-    if args.command == 'views':
-        return views_command(args)
-    if args.command in ('serve', 'lookup', 'plot', 'diff', 'publish'):
-        return results_command(args)
-    if args.command == 'sweep':
-        return sweep_command(args)
-    if args.command == 'cache':
-        return cache_command(args)
-    if args.command == 'demo':
-        from trn_compat import runner
-        print(f'Building tiny checkpoints and checking them on CPU; results in {args.results}/', flush=True)
-        rows = runner.demo(args.results, args.models, compile_backend=args.compile_backend,
-                           on_row=lambda r: print(verdict_line(r), flush=True))
-        print(); print(summary_table(rows))
-        return 0 if all(r['status'] == 'pass' for r in rows) else 1
+    verdicts = j.judge(args.texts)
+    if args.json:
+        print(json.dumps({'judge': j.name, 'chosen': j.why, 'revision': j.revision, 'thresholds': j.thresholds, 'method_sha': j.method_sha(),
+                          'controls_ok': ok, 'controls': controls,
+                          'verdicts': [{'text': t, 'coherent': v.coherent, 'score': None if math.isinf(v.score) else v.score,
+                                        'decided_by': v.decided_by} for t, v in zip(args.texts, verdicts)]}))
+    else:
+        print(f'judge {j.name} ({j.why}): {controls}')
+        for t, v in zip(args.texts, verdicts):
+            print(f'{"coherent" if v.coherent else "not coherent":>12}  {v.score:6.2f}  {t[:60]!r}\n{"":>20}{v.decided_by}')
+    return 0 if ok else 3
+
+def plan_command(args) -> int:
+    "`trn-compat plan`: 2 for bad input, 0 for a plan or a skip."
+    import json
+    from trn_compat.planner import describe_plan, plan_model
+    from trn_compat.source import CheckInputError
+    try: p = plan_model(args.model, args.task, args.platform, args.dtype, args.core_memory_gib, args.cores, args.revision,
+                        args.trust_remote_code)
+    except CheckInputError as e:
+        print(json.dumps({'status': e.status, 'reason': e.reason, 'error': f'{type(e).__name__}: {e}'}) if args.json
+              else f'{args.model}: {e.status}: {e}')
+        return 0 if e.status == 'skip' else 2
+    print(json.dumps(p.to_dict()) if args.json else f'{args.model}: {describe_plan(p)}')
+    return 0
+
+def check_command(args) -> int:
+    "`trn-compat check`: the verdict line and where the evidence is; the exit status of the row (`exit_code`)."
+    from trn_compat import runner
+    from trn_compat.stack import detect_platform
+    try:
+        row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
+                                    dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
+                                    revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
+                                    cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id,
+                                    cache=cache_url(args.cache), tiny=args.tiny)
+    except (runner.RunInterrupted, KeyboardInterrupt) as e:
+        print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
+        return 130
+    print(verdict_line(row))
+    print(f'evidence: {Path(args.results)/row["notebook"]}')
+    return exit_code(row)
+
+def demo_command(args) -> int:
+    "`trn-compat demo`: four tiny checkpoints checked on CPU; 0 when all pass."
+    from trn_compat import runner
+    print(f'Building tiny checkpoints and checking them on CPU; results in {args.results}/', flush=True)
+    rows = runner.demo(args.results, args.models, compile_backend=args.compile_backend,
+                       on_row=lambda r: print(verdict_line(r), flush=True))
+    print(); print(summary_table(rows))
+    return 0 if all(r['status'] == 'pass' for r in rows) else 1
+
+COMMANDS = {'check': check_command, 'sweep': sweep_command, 'serve': serve_command, 'lookup': lookup_command, 'plot': plot_command,
+            'diff': diff_command, 'publish': publish_command, 'views': views_command, 'judge': judge_command, 'doctor': doctor_command,
+            'demo': demo_command, 'plan': plan_command, 'cache': cache_command, 'tiny': tiny_command}
+
+def main(argv:list[str]|None=None) -> int:
+    "The `trn-compat` command: parse, then run the command's function."
+    args = parser().parse_args(argv)
+    return COMMANDS[args.command](args)
