@@ -10,7 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES
+from dataclasses import replace
+
+from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES, CheckRequest
 from .tiny import TINY_ARCHS
 from .views import VIEWS
 
@@ -100,7 +102,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument('--max-new-tokens', type=int, default=32, help='tokens to generate (also the minimum)')
     check.add_argument('--revision', default=None, help='Hub branch, tag or commit; default: main')
     check.add_argument('--trust-remote-code', action='store_true', help='run modeling code shipped with the checkpoint')
-    check.add_argument('--timeout', type=float, default=3600, help='seconds each step may run before it is killed')
+    check.add_argument('--timeout', dest='timeout_s', type=float, default=3600, help='seconds each step may run before it is killed')
     check.add_argument('--cores', type=int, default=None, help='shard over this many cores; default: the planned number')
     check.add_argument('--core-memory-gib', type=float, default=None, help="plan as if a core had this much memory; default: the platform's")
     check.add_argument('--judge', default=None, help='judge model for sharded checks; default: SmolLM2-135M offline, '
@@ -408,12 +410,9 @@ def check_command(args) -> int:
     "`trn-compat check`: the verdict line and where the evidence is; the exit status of the row (`exit_code`)."
     from trn_compat import runner
     from trn_compat.stack import detect_platform
-    try:
-        row = runner.check_notebook(args.model, args.results, task=args.task, platform=args.platform or detect_platform(),
-                                    dtype=args.dtype, compile_backend=args.compile_backend, max_new_tokens=args.max_new_tokens,
-                                    revision=args.revision, trust_remote_code=args.trust_remote_code, timeout_s=args.timeout,
-                                    cores=args.cores, core_memory_gib=args.core_memory_gib, judge=args.judge, run_id=args.run_id,
-                                    cache=cache_url(args.cache), tiny=args.tiny)
+    request = CheckRequest(**{k: getattr(args, k) for k in ('model', *CheckRequest.options())})   # each option is a field, by name
+    request = replace(request, platform=args.platform or detect_platform(), cache=cache_url(args.cache))
+    try: row = runner.check_notebook(request, args.results, run_id=args.run_id)
     except (runner.RunInterrupted, KeyboardInterrupt) as e:
         print(f'{args.model}: interrupted ({e or "Ctrl-C"}): the check was stopped and wrote no row', file=sys.stderr)
         return 130

@@ -24,7 +24,7 @@ from pathlib import Path
 import trn_compat
 from . import check as check_module, platforms as platforms_module, protocol as protocol_module
 from .check import error_info
-from .protocol import DTYPES, MATCHES, CheckParams
+from .protocol import DTYPES, MATCHES, CheckParams, CheckRequest
 from .cache import CacheScope, FetchReport, LocalCache, RemoteCache
 from .compare import compare_steps
 from .judge import Verdict, control_report, load_judge
@@ -163,25 +163,16 @@ def host_holds(weight_bytes:int|None) -> bool:
 
 class CheckRecord:
     "One model's check, step by step, filling its result row."
-    def __init__(self, model:str, # Hub id or local folder
-                 task:str='text-generation', # text-generation or image-text-to-text
-                 platform:str='cpu', # neuron, cuda or cpu
-                 dtype:str='bfloat16', # load dtype
-                 compile_backend:str|None=None, # None: the platform's
-                 max_new_tokens:int=32, # tokens to generate
-                 revision:str|None=None, # Hub revision
-                 trust_remote_code:bool=False, # allow checkpoint code
+    def __init__(self, request:CheckRequest|str, # what to check, or a model id with `options`
                  results_dir:str|Path='results', # the result store
                  run_id:str|None=None, # id of this run (made up when None)
-                 timeout_s:float=3600, # limit for each script run
-                 cores:int|None=None, # cores to shard over; None: the plan decides
-                 core_memory_gib:float|None=None, # pretend a core has this much memory (to plan small models onto many cores)
-                 judge:str|None=None, # judge model for sharded checks; None: the default judge
-                 cache:str|None=None, # a shared compile cache (fsspec URL): fetch this model's graphs before, publish new ones after
+                 **options, # with a model id: the request's other fields (task, platform, dtype, compile_backend, ...)
                 ):
-        self.params = CheckParams(model=model, revision=revision, task=task, platform=platform, dtype=dtype, timeout_s=timeout_s,
-                                  compile_backend=compile_backend, max_new_tokens=max_new_tokens, trust_remote_code=trust_remote_code)
-        self.cores, self.core_memory_gib, self.judge_model, self.store = cores, core_memory_gib, judge, ResultStore(results_dir)
+        if isinstance(request, str): request = CheckRequest(request, **options)
+        elif options: raise TypeError(f'options {", ".join(options)} given with a CheckRequest: set them in the request')
+        self.request, self.params = request, request.params()
+        model, task, platform, dtype, revision, cache = request.model, request.task, request.platform, request.dtype, request.revision, request.cache
+        self.cores, self.core_memory_gib, self.judge_model, self.store = request.cores, request.core_memory_gib, request.judge, ResultStore(results_dir)
         self.ended, self.reference_result, self.judge_verdicts, self.cache_url = False, None, None, cache
         self.repeat_text, self.scored = None, {}   # the device's second text; the reference's step scores of each device sequence
         self.cache_entries, self.cache_fetch = {}, FetchReport()   # what the check used; what the shared cache gave
@@ -213,9 +204,10 @@ class CheckRecord:
                 **{k: (v or 'absent') for k, v in self.row['versions'].items()}}
 
     @step('build')
-    def build(self, arch:str|None=None, # the architecture of a tiny random checkpoint to build at `model` (None: nothing to build)
+    def build(self, arch:str|None=None, # the architecture of a tiny random checkpoint to build at `model` (None: the request's `tiny`)
              ):
         "Build the tiny random checkpoint of `arch` in the model's folder, unless it is there (the `architectures` view)."
+        arch = arch or self.request.tiny
         if not arch: return print('Nothing to build: the model is a checkpoint.')
         from .tiny import TinyBuildError, build_tiny
         self.row['model_type'] = arch

@@ -28,6 +28,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from tqdm import tqdm
 
 from .guards import Refused, inside
+from .protocol import CheckRequest
 from .results import ResultStore, VersionPair, make_row
 from .stack import package_version, stack_versions
 from .tiny import cache_dir
@@ -310,8 +311,8 @@ def lost_row(unit:Unit, versions:dict, stage:str, why:Exception, detail:str, sto
     "The `error` row of a unit that never finished (`killed`: its nodes lost; `timeout`; `environment`: its pair's did not build)."
     from trn_compat.runner import unfinished_row
     with tempfile.TemporaryDirectory(prefix='trn-compat-lost-') as tmp:
-        row = unfinished_row(unit.model, tmp, unit.run_id, stage, why, detail, task=unit.task, platform=unit.platform,
-                             versions=versions, **unit.params)
+        request = CheckRequest(unit.model, task=unit.task, platform=unit.platform, tiny=unit.tiny, timeout_s=unit.timeout_s, **unit.params)
+        row = unfinished_row(request, tmp, unit.run_id, stage, why, detail, versions=versions)
         nb = Path(tmp)/row['notebook']
         return land(dict(row=row | dict(lost_nodes=list(unit.lost) or None), notebook=nb.read_text() if nb.exists() else None), store)
 

@@ -5,10 +5,11 @@
 # %% ../nbs/00_protocol.ipynb #1fab2c12
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 # %% auto #0
-__all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'STATUSES', 'MATCHES', 'COMPILE_BACKENDS', 'PLATFORM_NAMES', 'CheckParams']
+__all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'STATUSES', 'MATCHES', 'COMPILE_BACKENDS', 'PLATFORM_NAMES', 'CheckParams',
+           'CheckRequest']
 
 # %% ../nbs/00_protocol.ipynb #c6c86f6f
 PROMPTS = {'text-generation': 'Write one sentence about the sea.',
@@ -51,3 +52,33 @@ class CheckParams:
     def prompt_text(self) -> str:
         "The user message of this check."
         return self.prompt or PROMPTS[self.task]
+
+# %% ../nbs/00_protocol.ipynb #5bfc82d7
+@dataclass
+class CheckRequest:
+    "What a user asks of one check: the CLI's options, a sweep's job, the template's parameters and `CheckRecord`'s input."
+    model: str                        # Hub id or local folder
+    task: str = 'text-generation'     # a key of TASK_CLASSES
+    platform: str = 'cpu'             # neuron, cuda or cpu
+    dtype: str = 'bfloat16'           # load dtype, one of DTYPES
+    compile_backend: str|None = None  # None: the platform's (COMPILE_BACKENDS)
+    max_new_tokens: int = 32          # tokens to generate
+    revision: str|None = None         # Hub branch, tag or commit
+    trust_remote_code: bool = False   # run modeling code shipped with the checkpoint
+    cores: int|None = None            # cores to shard over; None: the plan decides
+    core_memory_gib: float|None = None  # plan as if a core had this much memory; None: the platform's
+    judge: str|None = None            # judge model for sharded checks; None: the default judge
+    cache: str|None = None            # a shared compile cache URL: fetch this model's graphs before, publish new ones after
+    tiny: str|None = None             # build a tiny random checkpoint of this architecture in the model's folder first
+    timeout_s: float = 3600.0         # limit of each step (each run of `run_py`)
+
+    @classmethod
+    def options(cls) -> tuple[str, ...]:
+        "The names a request takes besides the model."
+        return tuple(f.name for f in fields(cls) if f.name != 'model')
+
+    def params(self) -> CheckParams:
+        "The `CheckParams` of a one-core check of this request (the plan sets cores and parallelism)."
+        return CheckParams(model=self.model, revision=self.revision, task=self.task, platform=self.platform, dtype=self.dtype,
+                           compile_backend=self.compile_backend, max_new_tokens=self.max_new_tokens,
+                           trust_remote_code=self.trust_remote_code, timeout_s=self.timeout_s)

@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import uuid
+from dataclasses import asdict
 from pathlib import Path
 
 import papermill as pm
@@ -18,6 +19,7 @@ import psutil
 import trn_compat
 from .check import error_info, failpoint
 from .evidence import CheckKilled, CheckRecord, now
+from .protocol import CheckRequest
 from .results import ResultStore, VersionPair, make_row
 from .stack import stack_versions
 from .tiny import TINY_ARCHS, build_tiny, cache_dir
@@ -77,18 +79,17 @@ def write_stub_notebook(path:Path, model:str, stage:str, why:Exception, output:s
     nbformat.write(new_notebook(cells=cells), str(tmp))
     os.replace(tmp, path)
 
-def unfinished_row(model:str, # Hub id or local folder
+def unfinished_row(request:CheckRequest, # the check that did not finish
                    results_dir:str|Path, # the result store
                    run_id:str, # the run that did not finish
                    stage:str, # `killed` or `timeout`
                    why:Exception, # what ended it
                    detail:str='', # shown as its traceback
-                   task:str='text-generation', platform:str='cpu',
                    versions:dict|None=None, # the stack that ran it, when not this environment's (a version pair's own)
-                   **params) -> dict:
+                  ) -> dict:
     "Write the `error` row of a run that ended without one, and keep its partial notebook as the evidence."
-    keep = {k: params[k] for k in ('dtype', 'compile_backend', 'max_new_tokens', 'revision') if params.get(k) is not None}
-    record = CheckRecord(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id, **keep)
+    model = request.model
+    record = CheckRecord(request, results_dir=results_dir, run_id=run_id)
     if versions: record.row.update(versions=versions, packages=None)   # the pair's stack, not the one writing the row
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -99,22 +100,22 @@ def unfinished_row(model:str, # Hub id or local folder
     record.store.upsert(row)
     return row
 
-def check_notebook(model:str, # Hub id or local folder
+def check_notebook(request:CheckRequest|str, # what to check, or a model id with `options`
                    results_dir:str|Path='results', # the result store
-                   task:str='text-generation', # text-generation or image-text-to-text
-                   platform:str='cpu', # neuron, cuda or cpu
                    progress:bool=False, # show papermill's cell progress bar
                    run_id:str|None=None, # the run's id (a sweep chooses it)
-                   **params, # the template's other parameters: dtype, compile_backend, cores, max_new_tokens, ...
+                   **options, # with a model id: the request's other fields (task, platform, dtype, compile_backend, ...)
                   ) -> dict:
-    "Execute the check template for `model`; returns the row it wrote."
+    "Execute the check template for a request; returns the row it wrote."
+    if isinstance(request, str): request = CheckRequest(request, **options)
+    model = request.model
     store, run_id = ResultStore(results_dir), run_id or uuid.uuid4().hex
-    record = CheckRecord(model, task=task, platform=platform, results_dir=results_dir, run_id=run_id)  # for the paths only
+    record = CheckRecord(request, results_dir=results_dir, run_id=run_id)  # for the paths only
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = partial_path(final, run_id)
     for old in final.parent.glob(f'.{final.stem}.*.partial.ipynb'): old.unlink(missing_ok=True)   # left by a killed earlier run
-    nb_params = dict(model=model, task=task, platform=platform, results_dir=str(Path(results_dir).resolve()), run_id=run_id, **params)
+    nb_params = asdict(request) | dict(results_dir=str(Path(results_dir).resolve()), run_id=run_id)   # the template's parameters cell
     failure, env_before = None, os.environ.get(RUN_ENV)
     os.environ[RUN_ENV] = run_id           # the kernel and everything it starts inherit it
     main = threading.current_thread() is threading.main_thread()
@@ -142,7 +143,7 @@ def check_notebook(model:str, # Hub id or local folder
     row = store.run_row(VersionPair.of(record.row), run_id)
     if row: return row
     why = CheckKilled(f'the notebook kernel ended before the check saved its row: {type(failure).__name__}: {failure}')
-    return unfinished_row(model, results_dir, run_id, 'killed', why, str(failure), task=task, platform=platform, **params)
+    return unfinished_row(request, results_dir, run_id, 'killed', why, str(failure))
 
 # %% ../nbs/10_runner.ipynb #475e6d00
 DEMO_ARCHS = ('llama', 'qwen3', 'qwen3_moe', 'llava')
@@ -155,14 +156,14 @@ def demo(results_dir:str|Path='results', # the result store
          models_dir:str|Path|None=None, # where the tiny checkpoints are built
          archs:tuple[str, ...]=DEMO_ARCHS, # which tiny architectures
          on_row=None, # called with each row as it is written
-         **params, # template parameters, such as compile_backend
+         **options, # the requests' other fields, such as compile_backend
         ) -> list[dict]:
     "Build tiny checkpoints and check each on CPU through the template; the rows."
     models_dir = Path(models_dir or default_models_dir())
     rows = []
     for arch in archs:
         path = build_tiny(arch, models_dir/arch)
-        row = check_notebook(str(path), results_dir, task=TINY_ARCHS[arch][1], platform='cpu', **params)
+        row = check_notebook(CheckRequest(str(path), task=TINY_ARCHS[arch][1], platform='cpu', **options), results_dir)
         rows.append(row)
         if on_row: on_row(row)
     return rows

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import psutil
@@ -28,12 +28,13 @@ from .platforms import get_platform
 from .results import ResultStore, VersionPair, make_row
 from .runner import RUN_ENV, kill_run, partial_path, run_processes, unfinished_row
 from .stack import stack_versions
+from .protocol import CheckRequest
 from .views import ViewEntry
 
 # %% auto #0
-__all__ = ['CHECK_OPTIONS', 'PR_SET_PDEATHSIG', 'sweep_pair', 'todo', 'CorePool', 'Job', 'prepare', 'check_command',
-           'child_setup', 'start', 'tail', 'finish', 'clean_partials', 'stop', 'SweepReport', 'auto_jobs',
-           'SweepStopped', 'run_sweep']
+__all__ = ['CHECK_OPTIONS', 'PR_SET_PDEATHSIG', 'sweep_pair', 'todo', 'CorePool', 'Job', 'prepare', 'job_request',
+           'check_command', 'child_setup', 'start', 'tail', 'finish', 'clean_partials', 'stop', 'SweepReport',
+           'auto_jobs', 'SweepStopped', 'run_sweep']
 
 # %% ../nbs/13_sweep.ipynb #64ee931a
 def sweep_pair(platform:str, versions:dict|None=None) -> VersionPair:
@@ -86,6 +87,7 @@ class Job:
     log:Path|None = None
     python:str|None = None     # the Python of the version pair's environment (None: this one)
     versions:dict|None = None  # that environment's stack versions
+    timeout_s:float = 1800.0   # limit of each step of its check
 
 def prepare(entry:ViewEntry, # a view entry
             platform:str, # where it will run
@@ -104,17 +106,23 @@ def prepare(entry:ViewEntry, # a view entry
     return Job(entry, max(1, int(cores)))
 
 # %% ../nbs/13_sweep.ipynb #00d466c2
-CHECK_OPTIONS = ('dtype', 'compile_backend', 'max_new_tokens', 'revision', 'cores', 'core_memory_gib', 'judge', 'trust_remote_code', 'cache')
+CHECK_OPTIONS = tuple(k for k in CheckRequest.options() if k not in ('task', 'platform', 'tiny', 'timeout_s'))   # the sweep sets those
+
+def job_request(job:Job, platform:str, timeout_s:float, check_params:dict) -> CheckRequest:
+    "The `CheckRequest` of a job: its view entry, the sweep's options, the entry's own."
+    options = {**check_params, **job.entry.params}
+    if unknown := set(options) - set(CHECK_OPTIONS): raise ValueError(f'unknown check parameter {", ".join(sorted(unknown))}: one of {", ".join(CHECK_OPTIONS)}')
+    return CheckRequest(job.entry.model, task=job.entry.task, platform=platform, tiny=job.entry.tiny, timeout_s=timeout_s, **options)
 
 def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params:dict) -> list[str]:
-    "The `trn-compat check` command line of a job, in its version pair's Python."
-    cmd = [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', job.entry.model,
-           '--task', job.entry.task, '--platform', platform, '--results', str(results_dir), '--timeout', str(timeout_s),
-           '--run-id', job.run_id] + (['--tiny', job.entry.tiny] if job.entry.tiny else [])
-    for k, v in {**check_params, **job.entry.params}.items():
-        if k not in CHECK_OPTIONS: raise ValueError(f'unknown check parameter {k!r}: one of {", ".join(CHECK_OPTIONS)}')
-        if v is True: cmd.append(f'--{k.replace("_", "-")}')
-        elif v not in (None, False): cmd += [f'--{k.replace("_", "-")}', str(v)]
+    "The `trn-compat check` command line of a job, in its version pair's Python: each field of its request that is not the default."
+    request = job_request(job, platform, timeout_s, check_params)
+    cmd = [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', request.model,
+           '--results', str(results_dir), '--run-id', job.run_id]
+    for f in fields(CheckRequest):
+        v, flag = getattr(request, f.name), '--' + f.name.removesuffix('_s').replace('_', '-')   # timeout_s: --timeout
+        if f.name == 'model' or v == f.default: continue
+        cmd += [flag] if v is True else [flag, str(v)]
     return cmd
 
 PR_SET_PDEATHSIG = 1
@@ -130,7 +138,7 @@ def start(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params
     host = len(os.sched_getaffinity(0))
     threads = len(job.block) if platform == 'cpu' else max(1, host * len(job.block) // max(1, len(p.visible_cores())))
     env = {**os.environ, RUN_ENV: job.run_id, 'PYTHONUNBUFFERED': '1', **p.pin_env(job.block, threads)}
-    job.log, job.started = logs/f'{job.run_id}.log', time.monotonic()
+    job.log, job.started, job.timeout_s = logs/f'{job.run_id}.log', time.monotonic(), timeout_s
     with open(job.log, 'w') as log:
         job.proc = subprocess.Popen(check_command(job, results_dir, platform, timeout_s, check_params), env=env, stdout=log,
                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -150,8 +158,8 @@ def finish(job:Job, store:ResultStore, pair:VersionPair, results_dir:Path, platf
     how = f'signal {signal.Signals(-code).name}' if code is not None and code < 0 else f'exit code {code}'
     if timed_out: stage, why = 'timeout', CheckTimeout(f'the check ran past the sweep\'s deadline of {deadline_s:g} s and was killed')
     else: stage, why = 'killed', CheckKilled(f'the check process ended ({how}) without writing a row: killed from outside, out of memory, or crashed')
-    return unfinished_row(job.entry.model, results_dir, job.run_id, stage, why, tail(job.log), task=job.entry.task, platform=platform,
-                          versions=job.versions, **{**check_params, **job.entry.params})
+    return unfinished_row(job_request(job, platform, job.timeout_s, check_params), results_dir, job.run_id, stage, why, tail(job.log),
+                          versions=job.versions)
 
 def clean_partials(store:ResultStore, pair:VersionPair) -> int:
     "Remove partial notebooks of runs that no longer live (a sweep killed with SIGKILL leaves them); how many."
