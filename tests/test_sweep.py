@@ -85,15 +85,51 @@ def test_sweep_deadline_and_faults_before_the_check(tmp_path, monkeypatch, model
     assert leftovers() == []                                                         # the deadline stopped it; nothing left
 
 
-def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
-    cmd = [str(BIN/'trn-compat'), 'sweep', '--view', 'architectures', '--limit', '6', '--results', str(tmp_path), '--no-progress', *FAST]
+def running_checks():
+    "The checks of this test session alive now: run id -> the CPUs its process may use."
+    found = {}
+    for p in psutil.process_iter():
+        try:
+            if not ours(p) or p.status() == psutil.STATUS_ZOMBIE: continue
+            rid = p.environ().get(RUN_ENV)
+            if rid and 'check' in p.cmdline(): found[rid] = frozenset(p.cpu_affinity())
+        except psutil.Error: pass
+    return found
+
+
+def test_stopped_sweep_exits_130_then_killed_sweep_resumes_without_loss(tmp_path):
+    # --jobs 2 on this machine's first 2 CPUs: two 1-core checks at once, each pinned to its own CPU. SIGTERM: exit 130 and
+    # no row for the checks it stopped; SIGKILL: its checks die with it; the same command then finishes without loss
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    cmd = ['taskset', '-c', ','.join(map(str, cpus)), str(BIN/'trn-compat'), 'sweep', '--view', 'architectures', '--limit', '6',
+           '--results', str(tmp_path), '--no-progress', *FAST]
     env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests')}
-    sweep = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 600
-    while len(rows(tmp_path)) < 2 and time.monotonic() < deadline: time.sleep(0.5)
-    before = {r['model_id']: r for r in rows(tmp_path)}
-    assert 2 <= len(before) < 6, len(before)
-    sweep.send_signal(signal.SIGKILL); sweep.wait()
+    def sweep_until(n, sig):
+        "Start the sweep, watch its checks until `n` rows are in the store, then send `sig`."
+        out = open(tmp_path/f'sweep-{sig.name}.txt', 'w+')
+        proc, seen = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT), []
+        deadline = time.monotonic() + 600
+        while len(rows(tmp_path)) < n and time.monotonic() < deadline and proc.poll() is None:
+            seen.append(running_checks()); time.sleep(0.1)
+        proc.send_signal(sig); proc.wait(); out.seek(0)
+        return proc.returncode, out.read(), seen
+
+    code, out, seen = sweep_until(2, signal.SIGTERM)
+    assert code == 130 and 'interrupted after' in out and 'the same command resumes' in out, out
+    assert max(map(len, seen)) == 2                                                    # --jobs 2: two checks at once
+    for now in seen:                                                                   # never more; each on one CPU of its own
+        assert len(now) <= 2 and all(len(c) == 1 and c <= set(cpus) for c in now.values()), now
+        assert len(set().union(*now.values())) == len(now), now
+    for _ in range(60):
+        if not leftovers(): break
+        time.sleep(0.5)
+    assert leftovers() == []
+    stopped = rows(tmp_path)
+    assert 2 <= len(stopped) < 6 and all(r['status'] == 'pass' for r in stopped), stopped   # the stopped checks wrote no row
+    assert not list(Path(tmp_path).rglob('.*partial*'))
+
+    code, out, _ = sweep_until(len(stopped) + 1, signal.SIGKILL)
+    assert code == -signal.SIGKILL, out
     for _ in range(60):                                      # its checks die with it (PR_SET_PDEATHSIG)
         if not leftovers(): break
         time.sleep(0.5)
