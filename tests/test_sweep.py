@@ -105,17 +105,21 @@ def test_stopped_sweep_exits_130_then_killed_sweep_resumes_without_loss(tmp_path
            '--results', str(tmp_path), '--no-progress', *FAST]
     env = {**os.environ, 'PYTHONPATH': str(ROOT/'tests')}
     def sweep_until(n, sig):
-        "Start the sweep, watch its checks until `n` rows are in the store, then send `sig`."
+        "Start the sweep, watch its checks until `n` rows are in the store and a check without a row runs, then send `sig`."
         out = open(tmp_path/f'sweep-{sig.name}.txt', 'w+')
         proc, seen = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT), []
-        deadline = time.monotonic() + 600
-        while len(rows(tmp_path)) < n and time.monotonic() < deadline and proc.poll() is None:
-            seen.append(running_checks()); time.sleep(0.1)
+        deadline, unfinished = time.monotonic() + 600, set()
+        while time.monotonic() < deadline and proc.poll() is None:
+            seen.append(running_checks()); have = rows(tmp_path)
+            unfinished = set(seen[-1]) - {r['run_id'] for r in have}
+            if len(have) >= n and unfinished: break
+            time.sleep(0.1)
         proc.send_signal(sig); proc.wait(); out.seek(0)
-        return proc.returncode, out.read(), seen
+        return proc.returncode, out.read(), seen, unfinished
 
-    code, out, seen = sweep_until(2, signal.SIGTERM)
+    code, out, seen, stopped_runs = sweep_until(2, signal.SIGTERM)
     assert code == 130 and 'interrupted after' in out and 'the same command resumes' in out, out
+    assert stopped_runs, seen[-1]                                                      # a check was running when it was stopped
     assert max(map(len, seen)) == 2                                                    # --jobs 2: two checks at once
     for now in seen:                                                                   # never more; each on one CPU of its own
         assert len(now) <= 2 and all(len(c) == 1 and c <= set(cpus) for c in now.values()), now
@@ -125,10 +129,12 @@ def test_stopped_sweep_exits_130_then_killed_sweep_resumes_without_loss(tmp_path
         time.sleep(0.5)
     assert leftovers() == []
     stopped = rows(tmp_path)
-    assert 2 <= len(stopped) < 6 and all(r['status'] == 'pass' for r in stopped), stopped   # the stopped checks wrote no row
+    # no row for the checks it stopped: neither a `killed` row from the sweep nor an `error` row from the check (one that finished
+    # in the instant before the signal wrote its own `pass`)
+    assert 2 <= len(stopped) < 6 and all(r['status'] == 'pass' for r in stopped), stopped
     assert not list(Path(tmp_path).rglob('.*partial*'))
 
-    code, out, _ = sweep_until(len(stopped) + 1, signal.SIGKILL)
+    code, out, _, _ = sweep_until(len(stopped) + 1, signal.SIGKILL)
     assert code == -signal.SIGKILL, out
     for _ in range(60):                                      # its checks die with it (PR_SET_PDEATHSIG)
         if not leftovers(): break
