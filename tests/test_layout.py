@@ -65,3 +65,12 @@ def test_the_command_line_loads_no_model_stack():
     res = subprocess.run([sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main(["--help"]))'],
                          capture_output=True, text=True)
     assert res.returncode == 0 and 'sweep' in res.stdout
+
+
+def test_the_readme_documents_every_column_of_the_row():
+    from trn_compat.results import SCHEMA
+    text = (ROOT/'README.md').read_text()
+    table = text[text.index('<!-- columns:start'):text.index('<!-- columns:end -->')]
+    names = [line.split('`')[1] for line in table.splitlines() if line.startswith('| `')]
+    assert names == SCHEMA.names
+    assert all(line.rstrip().endswith('|') and line.split('|')[4].strip() for line in table.splitlines() if line.startswith('| `'))  # a meaning each

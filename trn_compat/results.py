@@ -22,8 +22,8 @@ from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
 # %% auto #0
-__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'KEY', 'make_row', 'VersionPair', 'slug', 'conform', 'ResultStore',
-           'write_json_atomic', 'reuse_key', 'ReuseStore']
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'make_row', 'column_table', 'VersionPair', 'slug',
+           'conform', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
@@ -65,6 +65,86 @@ def make_row(**fields) -> dict:
     if unknown: raise KeyError(f'not columns of a result row: {", ".join(sorted(unknown))}')
     if fields.get('status') not in STATUSES: raise ValueError(f'status must be one of {STATUSES}, not {fields.get("status")!r}')
     return {name: fields.get(name) for name in SCHEMA.names}
+
+# %% ../nbs/05_results.ipynb #396e7b72
+COLUMNS = {   # name: (unit, meaning); the README's table of the row is written from this and SCHEMA, and a lesson checks they agree
+    'model_id': ('', 'Hub id (org/name), or the local checkpoint folder as given'),
+    'revision': ('', 'the commit checked (Hub), or `local-` and a fingerprint of the folder'),
+    'task': ('', '`text-generation` or `image-text-to-text`'),
+    'architecture': ('', "the config's first `architectures` entry (e.g. `LlamaForCausalLM`)"),
+    'model_type': ('', "the config's `model_type`"),
+    'status': ('', '`pass`, `fail`, `error` or `skip` (the protocol)'),
+    'stage': ('', 'where an `error` happened: build, plan, load, compile, generate, reference, judge, save, killed, timeout'),
+    'reason': ('', 'why a `skip`: gated, too-large, remote-code, unsupported-task, not-built, ...'),
+    'error': ('', '`{type, message, traceback}` of an error or skip'),
+    'criterion': ('', 'what decided the verdict: `cpu-match` (one core), `judge` (sharded), or both'),
+    'match': ('', 'against the CPU reference: `exact`, `near-tie` (only near-tie steps differ) or `mismatch`'),
+    'first_divergence': ('step', 'first decode step (0-31) where the device token differs from the reference'),
+    'ref_margin': ('logit', "the reference's top-1 minus top-2 score at that step"),
+    'judge_model': ('', 'the judge model that read the sharded text'),
+    'judge_chosen': ('', 'why that judge (bundled offline, larger online, or asked for)'),
+    'judge_revision': ('', "the judge's revision"),
+    'judge_prompt_sha': ('', "hash of the judge's method and thresholds"),
+    'judge_score': ('', "the judge's score of the text (higher: more coherent)"),
+    'prompt': ('', "the user message of the check (the task's fixed prompt)"),
+    'generated_text': ('', 'the 32 tokens the device generated, decoded'),
+    'generated_ids': ('token ids', 'the tokens the device generated'),
+    'reference_ids': ('token ids', 'the tokens the one-core eager CPU reference generated'),
+    'cores': ('cores', 'cores (worker processes) the check ran on'),
+    'parallelism': ('', '`single`, `tp`, `ep` or `tp+ep`'),
+    'tp_degree': ('', 'tensor-parallel degree'),
+    'ep_degree': ('', 'expert-parallel degree'),
+    'dtype': ('', 'load dtype'),
+    'weight_bytes': ('bytes', 'bytes of weights in that dtype (what the plan sharded)'),
+    'wall_time_s': ('s', 'the device run from start to end: load, compile, generate'),
+    'load_time_s': ('s', '`from_pretrained` on the device'),
+    'compile_time_s': ('s', 'the first, compiling, decode steps'),
+    'decode_time_s': ('s', 'the 32-token decode after compilation'),
+    'compile_cache': ('', '`cold`, `warm` or `off`: whether compiled graphs were found in the compile cache'),
+    'peak_device_memory_bytes': ('bytes', "peak device memory (`max_memory_allocated`); on CPU, which has none, the process's peak RSS"),
+    'peak_host_rss_bytes': ('bytes', "peak resident memory of the device run's process"),
+    'platform': ('', '`neuron`, `cuda` or `cpu`'),
+    'instance_type': ('', 'the EC2 instance type (from DMI), when on EC2'),
+    'versions': ('', 'python, torch, transformers, torch-neuronx, neuronx-cc, ... as installed'),
+    'packages': ('', '`pip freeze` of the environment'),
+    'run_py': ('', 'the script that ran: `python run.py` repeats the check'),
+    'notebook': ('', 'the executed evidence notebook, relative to the store'),
+    'run_id': ('', 'id of the run (its processes carry it)'),
+    'started_at': ('UTC', 'when the check started'),
+    'finished_at': ('UTC', 'when the check ended'),
+    'compile_backend': ('', 'the torch.compile backend'),
+    'graphs_compiled': ('graphs', 'graphs Dynamo compiled'),
+    'compile_cache_dir': ('', "the platform's compile cache folder"),
+    'repeat_identical': ('', 'whether a second device generation gave the same tokens'),
+    'reference_time_s': ('s', 'the CPU reference run'),
+    'cores_forced': ('', 'whether `--cores` overrode the plan'),
+    'plan_note': ('', "the plan in words (cores, why, the count's source)"),
+    'judge_control': ('', "the judge's control items: passed, or why its verdict was not used"),
+    'reference_reused': ('', 'whether the CPU reference came from an earlier check of the same checkpoint'),
+    'judge_reused': ('', "whether the judge's verdict came from an earlier check of the same text"),
+    'repeat_ids': ('token ids', "the device's second generation"),
+    'excused_steps': ('steps', 'steps that differ from the reference where the device token is a near-tie'),
+    'excused_max_margin': ('logit', 'the largest gap excused as a near-tie'),
+    'mismatch_step': ('step', 'the step that failed the comparison'),
+    'judge_decision': ('', "the judge's one-line account: the rule, or the test, window and threshold"),
+    'compile_cache_keys': ('', 'compile cache entries the check used'),
+    'compile_cache_setting': ('', 'the compile-cache setting the entries are valid under'),
+    'compile_cache_remote': ('', 'the shared compile cache URL, if any'),
+    'compile_cache_fetched': ('', 'entries fetched from it'),
+    'compile_cache_rejected': ('', 'entries it gave that failed verification (not used)'),
+    'compile_cache_published': ('', 'entries published to it after the check'),
+    'node': ('', 'the Ray node the check ran on (fleet sweeps)'),
+    'lost_nodes': ('', 'nodes earlier tries of the same check were lost with'),
+}
+
+def column_table() -> str:
+    "The row's columns as a Markdown table: name, type, unit, meaning."
+    lines = ['| column | type | unit | meaning |', '|---|---|---|---|']
+    for f in SCHEMA:
+        unit, meaning = COLUMNS[f.name]
+        kind = 'struct' if pa.types.is_struct(f.type) else str(f.type).replace('timestamp[us, tz=UTC]', 'timestamp')
+        lines.append(f'| `{f.name}` | {kind} | {unit} | {meaning} |')
+    return '\n'.join(lines)
 
 # %% ../nbs/05_results.ipynb #4a1a2fca
 @dataclass(frozen=True)
