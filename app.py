@@ -12,9 +12,10 @@ from trn_compat.explorer import create_app
 def results_folder() -> str:
     "The result store to show."
     repo = os.environ.get('TRN_COMPAT_DATASET')
-    if repo:
+    if repo:   # real files in a folder of its own: the Hub cache's snapshot holds symbolic links, which the explorer refuses
         from huggingface_hub import snapshot_download
-        return snapshot_download(repo, repo_type='dataset')
+        from trn_compat.tiny import cache_dir
+        return snapshot_download(repo, repo_type='dataset', local_dir=cache_dir()/'datasets'/repo.replace('/', '--'))
     return os.environ.get('TRN_COMPAT_RESULTS', 'results')
 
 
