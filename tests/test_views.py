@@ -94,3 +94,16 @@ def test_a_hostile_hub_answer_is_refused_entry_by_entry(tmp_path, hub):
     hub['state']['answer'] = b'[' + b'{"id": "a/b"},' * 1_500_000 + b'{"id": "a/b"}]'     # 21 MB
     res = cli('views', 'downloads', '--task', 'image-text-to-text', env=env)
     assert res.returncode == 2 and 'larger than 16,777,216 bytes' in res.stderr, res.stderr
+
+
+def test_todays_snapshot_answers_until_refresh(tmp_path, hub):
+    # a ranking fetched today is read from its snapshot, without asking the Hub, unless --refresh
+    hub['state']['answer'] = json.dumps([{'id': f'org/model-{i}', 'downloads': 1000 - i} for i in range(120)]).encode()
+    env = {'HF_HUB_OFFLINE': '0', 'HF_ENDPOINT': hub['url'], 'TRN_COMPAT_CACHE': str(tmp_path)}
+    def asked(*more):
+        before = len(hub['seen'])
+        res = cli('views', 'downloads', '--limit', '3', '--json', *more, env=env)
+        assert res.returncode == 0, res.stderr
+        assert [e['model'] for e in json.loads(res.stdout)['entries']] == ['org/model-0', 'org/model-1', 'org/model-2']
+        return len(hub['seen']) - before
+    assert (asked(), asked(), asked('--refresh')) == (1, 0, 1)
