@@ -21,6 +21,8 @@ import uuid
 from dataclasses import asdict
 from pathlib import Path
 
+from fastcore.basics import patch
+
 import trn_compat
 from . import check as check_module, platforms as platforms_module, protocol as protocol_module
 from .check import error_info
@@ -135,7 +137,7 @@ def script_failure(run:dict, # what `run_script` returned
     e = CheckKilled(f'the check process died ({how}) during stage {run["stage"]!r} without reporting a result')
     return 'killed', {**error_info(e), 'traceback': run['tail']}
 
-# %% ../nbs/09_evidence.ipynb #50fdc198
+# %% ../nbs/09_evidence.ipynb #20e13708
 def step(stage:str):
     "Make a `CheckRecord` method a check step whose failure ends the check at `stage`."
     def deco(f):
@@ -197,244 +199,265 @@ class CheckRecord:
         if fields.get('error'): print(f'{fields["error"]["type"]}: {fields["error"]["message"]}')
         if (fields.get('error') or {}).get('traceback'): print(fields['error']['traceback'])
 
-    # The steps. `stack` shows what the row records about the software and the machine; it cannot fail.
-    def stack(self) -> dict:
-        "The stack this check runs on, as a table for the notebook."
-        return {'platform': self.params.platform, 'instance type': self.row['instance_type'] or 'not EC2',
-                **{k: (v or 'absent') for k, v in self.row['versions'].items()}}
+# %% ../nbs/09_evidence.ipynb #d124c68d
+@patch
+def stack(self:CheckRecord) -> dict:
+    "The stack this check runs on, as a table for the notebook."
+    return {'platform': self.params.platform, 'instance type': self.row['instance_type'] or 'not EC2',
+            **{k: (v or 'absent') for k, v in self.row['versions'].items()}}
 
-    @step('build')
-    def build(self, arch:str|None=None, # the architecture of a tiny random checkpoint to build at `model` (None: the request's `tiny`)
-             ):
-        "Build the tiny random checkpoint of `arch` in the model's folder, unless it is there (the `architectures` view)."
-        arch = arch or self.request.tiny
-        if not arch: return print('Nothing to build: the model is a checkpoint.')
-        from .tiny import TinyBuildError, build_tiny
-        self.row['model_type'] = arch
-        try: path = build_tiny(arch, self.params.model, task=self.params.task)
-        except TinyBuildError as e: raise NotBuilt(str(e)) from e
-        print(f'Tiny random {arch} checkpoint in {path}: ' + ', '.join(sorted(p.name for p in path.iterdir())))
+@patch
+@step('build')
+def build(self:CheckRecord, arch:str|None=None, # the architecture of a tiny random checkpoint to build at `model` (None: the request's `tiny`)
+         ):
+    "Build the tiny random checkpoint of `arch` in the model's folder, unless it is there (the `architectures` view)."
+    arch = arch or self.request.tiny
+    if not arch: return print('Nothing to build: the model is a checkpoint.')
+    from .tiny import TinyBuildError, build_tiny
+    self.row['model_type'] = arch
+    try: path = build_tiny(arch, self.params.model, task=self.params.task)
+    except TinyBuildError as e: raise NotBuilt(str(e)) from e
+    print(f'Tiny random {arch} checkpoint in {path}: ' + ', '.join(sorted(p.name for p in path.iterdir())))
 
-    @step('plan')
-    def plan(self):
-        "Check the input and the platform, and plan the cores."
-        p = self.params
-        if not get_platform(p.platform).available():
-            raise PlatformUnavailable(f'platform {p.platform!r} is not available on this machine: '
-                                      f'run the check where it is, or with --platform cpu')
-        if p.dtype not in DTYPES: raise CheckInputError(f'dtype {p.dtype!r} is not one of {", ".join(DTYPES)}')
-        src = inspect_model(p.model, p.task, p.revision, p.trust_remote_code)
-        self.row.update(revision=src.revision, architecture=src.architecture, model_type=src.model_type)
-        self.params.revision = p.revision or (None if src.revision.startswith('local-') else src.revision)
-        print(f'{p.model} @ {src.revision}: {src.architecture} ({src.model_type}), task {p.task}')
-        plan = plan_source(src, p.task, p.platform, p.dtype, self.core_memory_gib, self.cores, p.trust_remote_code)
-        self.row.update(weight_bytes=plan.weight_bytes, cores=plan.cores, parallelism=plan.parallelism, tp_degree=plan.tp_degree,
-                        ep_degree=plan.ep_degree, cores_forced=plan.forced, plan_note=plan.note or None)
-        print('Plan:', describe_plan(plan))
-        if plan.status == 'skip':
-            raise SkipCheck(plan.reason, describe_plan(plan))
-        platform = get_platform(p.platform)
-        if p.platform != 'cpu' and plan.cores > len(platform.visible_cores()):   # a CPU core is a process: any number runs
-            raise PlatformUnavailable(f'the plan needs {plan.cores} {p.platform} cores and this process sees {len(platform.visible_cores())} '
-                                      f'({platform.pin_var}={os.environ.get(platform.pin_var, "unset")}): run it on a larger instance')
-        p.cores, p.tp_degree, p.ep_degree = plan.cores, plan.tp_degree, plan.ep_degree
-        print(f'Check: {p.dtype}, compile backend {p.backend()!r}, {p.max_new_tokens} new tokens.')
+# %% ../nbs/09_evidence.ipynb #b2701e6d
+@patch
+@step('plan')
+def plan(self:CheckRecord):
+    "Check the input and the platform, and plan the cores."
+    p = self.params
+    if not get_platform(p.platform).available():
+        raise PlatformUnavailable(f'platform {p.platform!r} is not available on this machine: '
+                                  f'run the check where it is, or with --platform cpu')
+    if p.dtype not in DTYPES: raise CheckInputError(f'dtype {p.dtype!r} is not one of {", ".join(DTYPES)}')
+    src = inspect_model(p.model, p.task, p.revision, p.trust_remote_code)
+    self.row.update(revision=src.revision, architecture=src.architecture, model_type=src.model_type)
+    self.params.revision = p.revision or (None if src.revision.startswith('local-') else src.revision)
+    print(f'{p.model} @ {src.revision}: {src.architecture} ({src.model_type}), task {p.task}')
+    plan = plan_source(src, p.task, p.platform, p.dtype, self.core_memory_gib, self.cores, p.trust_remote_code)
+    self.row.update(weight_bytes=plan.weight_bytes, cores=plan.cores, parallelism=plan.parallelism, tp_degree=plan.tp_degree,
+                    ep_degree=plan.ep_degree, cores_forced=plan.forced, plan_note=plan.note or None)
+    print('Plan:', describe_plan(plan))
+    if plan.status == 'skip':
+        raise SkipCheck(plan.reason, describe_plan(plan))
+    platform = get_platform(p.platform)
+    if p.platform != 'cpu' and plan.cores > len(platform.visible_cores()):   # a CPU core is a process: any number runs
+        raise PlatformUnavailable(f'the plan needs {plan.cores} {p.platform} cores and this process sees {len(platform.visible_cores())} '
+                                  f'({platform.pin_var}={os.environ.get(platform.pin_var, "unset")}): run it on a larger instance')
+    p.cores, p.tp_degree, p.ep_degree = plan.cores, plan.tp_degree, plan.ep_degree
+    print(f'Check: {p.dtype}, compile backend {p.backend()!r}, {p.max_new_tokens} new tokens.')
 
-    @step('load')
-    def check(self):
-        "Write run_py and run it: load, compile, generate on the platform."
-        self.row['run_py'] = script_source(self.params)
-        platform = get_platform(self.params.platform)
-        single = self.params.cores == 1   # a sharded run_py pins its own workers
-        timeout = self.params.timeout_s
-        run = run_script(self.row['run_py'], [], env=platform.pin_env(platform.visible_cores()[:1], threads=len(os.sched_getaffinity(0))) if single else {},
-                         timeout_s=timeout + (0 if single else 120))
+# %% ../nbs/09_evidence.ipynb #2d938009
+@patch
+@step('load')
+def check(self:CheckRecord):
+    "Write run_py and run it: load, compile, generate on the platform."
+    self.row['run_py'] = script_source(self.params)
+    platform = get_platform(self.params.platform)
+    single = self.params.cores == 1   # a sharded run_py pins its own workers
+    timeout = self.params.timeout_s
+    run = run_script(self.row['run_py'], [], env=platform.pin_env(platform.visible_cores()[:1], threads=len(os.sched_getaffinity(0))) if single else {},
+                     timeout_s=timeout + (0 if single else 120))
+    r = run['result']
+    if r is None:
+        stage, error = script_failure(run, timeout)
+        return self.end('error', stage=stage, error=error)
+    self.row.update({k: r.get(k) for k in ('prompt', 'generated_ids', 'generated_text', 'load_time_s', 'compile_time_s', 'decode_time_s',
+                                           'wall_time_s', 'compile_cache', 'compile_cache_dir', 'compile_cache_setting', 'graphs_compiled',
+                                           'repeat_ids', 'repeat_identical', 'peak_device_memory_bytes', 'peak_host_rss_bytes')})
+    self.repeat_text = r.get('repeat_text')
+    self.cache_entries = r.get('compile_cache_entries') or {}
+    if r['status'] != 'ok': return self.end('error', stage=r['stage'], error=r['error'])
+
+# %% ../nbs/09_evidence.ipynb #8329e819
+@patch
+def cache_scope(self:CheckRecord) -> CacheScope:
+    "The scope of this check's compiled entries: its compiler and the platform's setting."
+    return CacheScope.local(self.params.platform, self.row['compile_cache_setting'])
+
+@patch
+def fetch_cache(self:CheckRecord):
+    "Before the check: fetch the entries the shared cache records for this model, verified, into the local cache."
+    if self.ended: return print('Skipped: the check already ended.')
+    if not self.cache_url: return print('No shared compile cache (--cache URL): the check compiles whatever the local cache lacks.')
+    p, platform = self.params, get_platform(self.params.platform)
+    if p.backend() not in platform.cached_backends: return print(f'Compile backend {p.backend()!r} keeps no cache: nothing to fetch.')
+    try:
+        scope = self.cache_scope()
+        remote, local = RemoteCache(self.cache_url), LocalCache(platform.cache_dir(), scope)
+        keys = remote.model_keys(scope, p.model)
+        if not keys: return print(f'{self.cache_url} has no graphs of this model for {scope.describe()}: the check compiles them.')
+        rep = remote.fetch(local, keys)
+    except Exception as e:
+        return print(f'The shared cache could not be read ({type(e).__name__}: {e}): the check compiles without it.')
+    self.cache_fetch = rep
+    self.row.update(compile_cache_fetched=rep.fetched, compile_cache_rejected=[f'{k}: {v}' for k, v in rep.rejected.items()])
+    print(f'From {self.cache_url} ({scope.prefix}): {rep.summary()}.')
+    if rep.rejected: print('Rejected entries are not used: the check compiles those graphs afresh.')
+
+@patch
+def keep_cache(self:CheckRecord):
+    "After the check: index the entries it used (their files, sizes, sha256) and publish the new ones."
+    entries = self.cache_entries
+    if not entries: return print('No compiled entries recorded' + (f' (cache {self.row["compile_cache"]}).' if self.row['compile_cache'] else '.'))
+    platform = get_platform(self.params.platform)
+    local = LocalCache(self.row['compile_cache_dir'] or platform.cache_dir(), self.cache_scope())
+    keys = self.row['compile_cache_keys'] = local.record(self.params.model, entries, self.row['run_id'], self.row['compile_cache'])
+    files = sum(len(v) for v in entries.values())
+    print(f'Compile cache {self.row["compile_cache"]}: {len(keys)} entries ({files} files) in {local.root}, indexed for {local.scope.prefix}.')
+    if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
+        print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
+    if not self.cache_url: return
+    rejected = list(self.cache_fetch.rejected)
+    try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model], repair=[k for k in rejected if k in keys])
+    except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
+    self.row['compile_cache_published'] = sent
+    fixed = [k for k in sent if k in rejected]
+    print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already' if len(keys) > len(sent) else '')
+          + (f'; {len(fixed)} rejected remote entries replaced by the ones compiled here.' if fixed else '.'))
+
+# %% ../nbs/09_evidence.ipynb #7e13adb6
+@patch
+def generations(self:CheckRecord) -> list[tuple[str, list[int]]]:
+    "The device's distinct generations: the first, and the second when it differs."
+    first, again = self.row['generated_ids'], self.row['repeat_ids']
+    return [('first generation', first)] + ([('second generation', again)] if again is not None and again != first else [])
+
+@patch
+@step('reference')
+def reference(self:CheckRecord):
+    "The eager CPU reference: its own tokens, and each device sequence scored teacher-forced (sharded: where the host has memory)."
+    if self.params.cores > 1 and not host_holds(self.row['weight_bytes']):
+        return print(f'No CPU reference: {self.row["weight_bytes"] / 2**30:.1f} GiB of weights do not fit this host\'s '
+                     f'available memory; the judge alone decides.')
+    reuse, key = ReuseStore(self.store.root), self.reference_key()
+    ref = reuse.get('references', **key)
+    if ref and 'steps' not in ref: ref = None          # saved before references kept their step scores
+    scored, seqs = {}, [ids for _, ids in self.generations()]
+    for ids in seqs:
+        if ref and ids == ref['generated_ids']: scored[json.dumps(ids)] = ref['steps']
+        elif saved := reuse.get('scores', **key, ids=ids): scored[json.dumps(ids)] = saved['steps']
+    reused, need = ref is not None, [ids for ids in seqs if json.dumps(ids) not in scored]
+    if reused: print(f'CPU reference reused: run {ref["run_id"]} computed it on {ref["finished_at"]} with torch {ref["torch"]} '
+                     f'for the same model revision, task, dtype, prompt, token count and transformers release.')
+    if not reused or need:
+        run = run_script(self.row['run_py'], (['--reference'] if not reused else []) + (['--score', json.dumps(need)] if need else [])
+                         + ['--cores', '1'], env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))),
+                         timeout_s=self.params.timeout_s)
         r = run['result']
         if r is None:
-            stage, error = script_failure(run, timeout)
-            return self.end('error', stage=stage, error=error)
-        self.row.update({k: r.get(k) for k in ('prompt', 'generated_ids', 'generated_text', 'load_time_s', 'compile_time_s', 'decode_time_s',
-                                               'wall_time_s', 'compile_cache', 'compile_cache_dir', 'compile_cache_setting', 'graphs_compiled',
-                                               'repeat_ids', 'repeat_identical', 'peak_device_memory_bytes', 'peak_host_rss_bytes')})
-        self.repeat_text = r.get('repeat_text')
-        self.cache_entries = r.get('compile_cache_entries') or {}
-        if r['status'] != 'ok': return self.end('error', stage=r['stage'], error=r['error'])
+            stage, error = script_failure(run, self.params.timeout_s)
+            return self.end('error', stage='reference', error=error)
+        if r['status'] != 'ok': return self.end('error', stage='reference', error=r['error'])
+        stamp = dict(run_id=self.row['run_id'], torch=self.row['versions']['torch'], finished_at=now().isoformat())
+        if not reused:
+            ref = {k: v for k, v in r.items() if k != 'scored'} | stamp
+            if self.row['revision']: reuse.put('references', ref, **key)
+        for x in r['scored']:
+            scored[json.dumps(x['ids'])] = x['steps']
+            if self.row['revision'] and x['ids'] != ref['generated_ids']: reuse.put('scores', dict(steps=x['steps']) | stamp, **key, ids=x['ids'])
+        print(f'Device sequences scored by the reference, teacher-forced: {len(need)}' + (' (scores of the others reused).' if len(need) < len(seqs) else '.'))
+    self.reference_result, self.scored = ref, scored
+    self.row.update(reference_ids=ref['generated_ids'], reference_time_s=ref['wall_time_s'], reference_reused=reused)
 
-    # The compile cache. Neither step can fail the check: a cache that cannot be read or written
-    # costs compile time, and the notebook says why.
-    def cache_scope(self) -> CacheScope:
-        "The scope of this check's compiled entries: its compiler and the platform's setting."
-        return CacheScope.local(self.params.platform, self.row['compile_cache_setting'])
+@patch
+def reference_key(self:CheckRecord) -> dict:
+    "What decides the CPU reference (not the compiler): it is reused across version pairs by this key."
+    p = self.params
+    return dict(model=p.model, revision=self.row['revision'], task=p.task, dtype=p.dtype, prompt=p.prompt_text(),
+                max_new_tokens=p.max_new_tokens, transformers=self.row['versions']['transformers'])
 
-    def fetch_cache(self):
-        "Before the check: fetch the entries the shared cache records for this model, verified, into the local cache."
-        if self.ended: return print('Skipped: the check already ended.')
-        if not self.cache_url: return print('No shared compile cache (--cache URL): the check compiles whatever the local cache lacks.')
-        p, platform = self.params, get_platform(self.params.platform)
-        if p.backend() not in platform.cached_backends: return print(f'Compile backend {p.backend()!r} keeps no cache: nothing to fetch.')
-        try:
-            scope = self.cache_scope()
-            remote, local = RemoteCache(self.cache_url), LocalCache(platform.cache_dir(), scope)
-            keys = remote.model_keys(scope, p.model)
-            if not keys: return print(f'{self.cache_url} has no graphs of this model for {scope.describe()}: the check compiles them.')
-            rep = remote.fetch(local, keys)
-        except Exception as e:
-            return print(f'The shared cache could not be read ({type(e).__name__}: {e}): the check compiles without it.')
-        self.cache_fetch = rep
-        self.row.update(compile_cache_fetched=rep.fetched, compile_cache_rejected=[f'{k}: {v}' for k, v in rep.rejected.items()])
-        print(f'From {self.cache_url} ({scope.prefix}): {rep.summary()}.')
-        if rep.rejected: print('Rejected entries are not used: the check compiles those graphs afresh.')
+# %% ../nbs/09_evidence.ipynb #7d6effa4
+@patch
+def judged_texts(self:CheckRecord) -> list[tuple[str, str]]:
+    "What the judge reads: each distinct text the device wrote, and the CPU reference's where it ran."
+    out = [('device', self.row['generated_text'])]
+    if self.repeat_text is not None and self.repeat_text != self.row['generated_text']: out.append(('device, second generation', self.repeat_text))
+    return out + ([('CPU reference', self.reference_result['generated_text'])] if self.reference_result else [])
 
-    def keep_cache(self):
-        "After the check: index the entries it used (their files, sizes, sha256) and publish the new ones."
-        entries = self.cache_entries
-        if not entries: return print('No compiled entries recorded' + (f' (cache {self.row["compile_cache"]}).' if self.row['compile_cache'] else '.'))
-        platform = get_platform(self.params.platform)
-        local = LocalCache(self.row['compile_cache_dir'] or platform.cache_dir(), self.cache_scope())
-        keys = self.row['compile_cache_keys'] = local.record(self.params.model, entries, self.row['run_id'], self.row['compile_cache'])
-        files = sum(len(v) for v in entries.values())
-        print(f'Compile cache {self.row["compile_cache"]}: {len(keys)} entries ({files} files) in {local.root}, indexed for {local.scope.prefix}.')
-        if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
-            print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
-        if not self.cache_url: return
-        rejected = list(self.cache_fetch.rejected)
-        try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model], repair=[k for k in rejected if k in keys])
-        except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
-        self.row['compile_cache_published'] = sent
-        fixed = [k for k in sent if k in rejected]
-        print(f'Published to {self.cache_url}: {len(sent)} new entries' + (f', {len(keys) - len(sent)} were there already' if len(keys) > len(sent) else '')
-              + (f'; {len(fixed)} rejected remote entries replaced by the ones compiled here.' if fixed else '.'))
+@patch
+@step('judge')
+def judge(self:CheckRecord):
+    "Sharded checks: the judge reads the device's texts (and the reference's), after its control items."
+    if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
+    j = load_judge(self.judge_model)
+    texts = [t for _, t in self.judged_texts()]
+    self.row.update(judge_model=j.name, judge_chosen=j.why, judge_revision=j.revision, judge_prompt_sha=j.method_sha())
+    print(f'Judge {j.name}: {j.why}.')
+    reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(), text=t) for t in texts]
+    saved = [reuse.get('verdicts', **k) for k in keys]
+    if all(saved):   # this judge, by this method, has read these texts before (after passing its controls)
+        self.judge_verdicts = [Verdict(v['coherent'], v['score'], v['decided_by']) for v in saved]
+        self.row.update(judge_control=saved[0]['controls'], judge_reused=True)
+        print(f'Judge {j.name}: verdicts reused (run {saved[0]["run_id"]} judged these texts by the same method).')
+    else:
+        ok, report = control_report(j)
+        self.row.update(judge_control=report, judge_reused=False)
+        print(f'Judge {j.name} (thresholds {j.thresholds}): {report}.')
+        if not ok: return
+        self.judge_verdicts = j.judge(texts)
+        for k, v in zip(keys, self.judge_verdicts):
+            reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, decided_by=v.decided_by, controls=report,
+                                       run_id=self.row['run_id']), **k)
+    who = [w for w, _ in self.judged_texts()]
+    worst = min((v for w, v in zip(who, self.judge_verdicts) if w.startswith('device')), key=lambda v: v.score)
+    self.row.update(judge_score=worst.score, judge_decision=worst.decided_by)
+    for w, v in zip(who, self.judge_verdicts):
+        print(f'{w}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}): {v.decided_by}')
 
-    def generations(self) -> list[tuple[str, list[int]]]:
-        "The device's distinct generations: the first, and the second when it differs."
-        first, again = self.row['generated_ids'], self.row['repeat_ids']
-        return [('first generation', first)] + ([('second generation', again)] if again is not None and again != first else [])
+# %% ../nbs/09_evidence.ipynb #6e81fcf4
+@patch
+def compare(self:CheckRecord):
+    "Hold each of the device's generations to the reference's step scores; the worst decides the row."
+    comps = [(label, compare_steps(ids, self.scored[json.dumps(ids)], self.params.dtype)) for label, ids in self.generations()]
+    for label, c in comps:
+        print(f'{label.capitalize()}: {c.explain()}')
+        if c.excused or c.mismatch: print(c.table())
+    if len(comps) > 1:
+        print('The device answered the same input differently the second time. Both answers are held to the reference, '
+              'so the match is at best a near-tie.')
+    worst = max((c for _, c in comps), key=lambda c: MATCHES.index(c.match))
+    excused = [s for _, c in comps for s in c.excused]
+    self.row.update(match=worst.match, first_divergence=worst.first_divergence, ref_margin=worst.ref_margin,
+                    mismatch_step=worst.mismatch['step'] if worst.mismatch else None, excused_steps=len(excused),
+                    excused_max_margin=max((s['margin'] for s in excused), default=None))
+    return worst.status == 'pass'
 
-    @step('reference')
-    def reference(self):
-        "The eager CPU reference: its own tokens, and each device sequence scored teacher-forced (sharded: where the host has memory)."
-        if self.params.cores > 1 and not host_holds(self.row['weight_bytes']):
-            return print(f'No CPU reference: {self.row["weight_bytes"] / 2**30:.1f} GiB of weights do not fit this host\'s '
-                         f'available memory; the judge alone decides.')
-        reuse, key = ReuseStore(self.store.root), self.reference_key()
-        ref = reuse.get('references', **key)
-        if ref and 'steps' not in ref: ref = None          # saved before references kept their step scores
-        scored, seqs = {}, [ids for _, ids in self.generations()]
-        for ids in seqs:
-            if ref and ids == ref['generated_ids']: scored[json.dumps(ids)] = ref['steps']
-            elif saved := reuse.get('scores', **key, ids=ids): scored[json.dumps(ids)] = saved['steps']
-        reused, need = ref is not None, [ids for ids in seqs if json.dumps(ids) not in scored]
-        if reused: print(f'CPU reference reused: run {ref["run_id"]} computed it on {ref["finished_at"]} with torch {ref["torch"]} '
-                         f'for the same model revision, task, dtype, prompt, token count and transformers release.')
-        if not reused or need:
-            run = run_script(self.row['run_py'], (['--reference'] if not reused else []) + (['--score', json.dumps(need)] if need else [])
-                             + ['--cores', '1'], env=get_platform('cpu').pin_env([0], threads=len(os.sched_getaffinity(0))),
-                             timeout_s=self.params.timeout_s)
-            r = run['result']
-            if r is None:
-                stage, error = script_failure(run, self.params.timeout_s)
-                return self.end('error', stage='reference', error=error)
-            if r['status'] != 'ok': return self.end('error', stage='reference', error=r['error'])
-            stamp = dict(run_id=self.row['run_id'], torch=self.row['versions']['torch'], finished_at=now().isoformat())
-            if not reused:
-                ref = {k: v for k, v in r.items() if k != 'scored'} | stamp
-                if self.row['revision']: reuse.put('references', ref, **key)
-            for x in r['scored']:
-                scored[json.dumps(x['ids'])] = x['steps']
-                if self.row['revision'] and x['ids'] != ref['generated_ids']: reuse.put('scores', dict(steps=x['steps']) | stamp, **key, ids=x['ids'])
-            print(f'Device sequences scored by the reference, teacher-forced: {len(need)}' + (' (scores of the others reused).' if len(need) < len(seqs) else '.'))
-        self.reference_result, self.scored = ref, scored
-        self.row.update(reference_ids=ref['generated_ids'], reference_time_s=ref['wall_time_s'], reference_reused=reused)
+@patch
+@step('reference')
+def verdict(self:CheckRecord):
+    "Decide: CPU comparison on one core; on more, the judge and the CPU comparison where it ran (both must pass)."
+    criteria, passed = [], []
+    if self.reference_result:
+        criteria.append('cpu-match'); passed.append(self.compare())
+    if self.params.cores > 1:
+        verdicts, who = self.judge_verdicts, [w for w, _ in self.judged_texts()]
+        device_ok = verdicts is not None and all(v.coherent for w, v in zip(who, verdicts) if w.startswith('device'))
+        if verdicts is None: print('The judge failed its control items: its verdict is not used.')
+        elif not device_ok and who[-1] == 'CPU reference' and not verdicts[-1].coherent:
+            print('The CPU reference\'s text is not coherent either: the judge\'s verdict is not held against the device.')
+        else: criteria.append('judge'); passed.append(device_ok)
+    if not criteria: raise RuntimeError('no criterion could decide this check: no CPU reference, and the judge failed its controls')
+    status = 'pass' if all(passed) else 'fail'
+    self.row.update(status=status, stage=None, criterion='+'.join(sorted(criteria, key=['judge', 'cpu-match'].index)))
+    print(f'Verdict: {status} ({self.row["criterion"]}' + (f', match={self.row["match"]}' if self.row['match'] else '') + ')')
+    self.ended = True
 
-    def reference_key(self) -> dict:
-        "What decides the CPU reference (not the compiler): it is reused across version pairs by this key."
-        p = self.params
-        return dict(model=p.model, revision=self.row['revision'], task=p.task, dtype=p.dtype, prompt=p.prompt_text(),
-                    max_new_tokens=p.max_new_tokens, transformers=self.row['versions']['transformers'])
+# %% ../nbs/09_evidence.ipynb #bd177291
+@patch
+def save(self:CheckRecord) -> dict:
+    "Upsert the row into the result store and return it."
+    check_module.failpoint('kernel-save', self.params.model)   # test-only: a row that cannot be saved
+    self.row['finished_at'] = now()
+    path = self.store.upsert(self.row)
+    print(f'Saved to {path}')
+    return self.row
 
-    def judged_texts(self) -> list[tuple[str, str]]:
-        "What the judge reads: each distinct text the device wrote, and the CPU reference's where it ran."
-        out = [('device', self.row['generated_text'])]
-        if self.repeat_text is not None and self.repeat_text != self.row['generated_text']: out.append(('device, second generation', self.repeat_text))
-        return out + ([('CPU reference', self.reference_result['generated_text'])] if self.reference_result else [])
-
-    @step('judge')
-    def judge(self):
-        "Sharded checks: the judge reads the device's texts (and the reference's), after its control items."
-        if self.params.cores == 1: return print('One core: the CPU comparison decides; the judge is not needed.')
-        j = load_judge(self.judge_model)
-        texts = [t for _, t in self.judged_texts()]
-        self.row.update(judge_model=j.name, judge_chosen=j.why, judge_revision=j.revision, judge_prompt_sha=j.method_sha())
-        print(f'Judge {j.name}: {j.why}.')
-        reuse, keys = ReuseStore(self.store.root), [dict(judge=j.name, revision=j.revision, method=j.method_sha(), text=t) for t in texts]
-        saved = [reuse.get('verdicts', **k) for k in keys]
-        if all(saved):   # this judge, by this method, has read these texts before (after passing its controls)
-            self.judge_verdicts = [Verdict(v['coherent'], v['score'], v['decided_by']) for v in saved]
-            self.row.update(judge_control=saved[0]['controls'], judge_reused=True)
-            print(f'Judge {j.name}: verdicts reused (run {saved[0]["run_id"]} judged these texts by the same method).')
-        else:
-            ok, report = control_report(j)
-            self.row.update(judge_control=report, judge_reused=False)
-            print(f'Judge {j.name} (thresholds {j.thresholds}): {report}.')
-            if not ok: return
-            self.judge_verdicts = j.judge(texts)
-            for k, v in zip(keys, self.judge_verdicts):
-                reuse.put('verdicts', dict(coherent=v.coherent, score=v.score, decided_by=v.decided_by, controls=report,
-                                           run_id=self.row['run_id']), **k)
-        who = [w for w, _ in self.judged_texts()]
-        worst = min((v for w, v in zip(who, self.judge_verdicts) if w.startswith('device')), key=lambda v: v.score)
-        self.row.update(judge_score=worst.score, judge_decision=worst.decided_by)
-        for w, v in zip(who, self.judge_verdicts):
-            print(f'{w}: {"coherent" if v.coherent else "not coherent"} (score {v.score:.2f}): {v.decided_by}')
-
-    def compare(self):
-        "Hold each of the device's generations to the reference's step scores; the worst decides the row."
-        comps = [(label, compare_steps(ids, self.scored[json.dumps(ids)], self.params.dtype)) for label, ids in self.generations()]
-        for label, c in comps:
-            print(f'{label.capitalize()}: {c.explain()}')
-            if c.excused or c.mismatch: print(c.table())
-        if len(comps) > 1:
-            print('The device answered the same input differently the second time. Both answers are held to the reference, '
-                  'so the match is at best a near-tie.')
-        worst = max((c for _, c in comps), key=lambda c: MATCHES.index(c.match))
-        excused = [s for _, c in comps for s in c.excused]
-        self.row.update(match=worst.match, first_divergence=worst.first_divergence, ref_margin=worst.ref_margin,
-                        mismatch_step=worst.mismatch['step'] if worst.mismatch else None, excused_steps=len(excused),
-                        excused_max_margin=max((s['margin'] for s in excused), default=None))
-        return worst.status == 'pass'
-
-    @step('reference')
-    def verdict(self):
-        "Decide: CPU comparison on one core; on more, the judge and the CPU comparison where it ran (both must pass)."
-        criteria, passed = [], []
-        if self.reference_result:
-            criteria.append('cpu-match'); passed.append(self.compare())
-        if self.params.cores > 1:
-            verdicts, who = self.judge_verdicts, [w for w, _ in self.judged_texts()]
-            device_ok = verdicts is not None and all(v.coherent for w, v in zip(who, verdicts) if w.startswith('device'))
-            if verdicts is None: print('The judge failed its control items: its verdict is not used.')
-            elif not device_ok and who[-1] == 'CPU reference' and not verdicts[-1].coherent:
-                print('The CPU reference\'s text is not coherent either: the judge\'s verdict is not held against the device.')
-            else: criteria.append('judge'); passed.append(device_ok)
-        if not criteria: raise RuntimeError('no criterion could decide this check: no CPU reference, and the judge failed its controls')
-        status = 'pass' if all(passed) else 'fail'
-        self.row.update(status=status, stage=None, criterion='+'.join(sorted(criteria, key=['judge', 'cpu-match'].index)))
-        print(f'Verdict: {status} ({self.row["criterion"]}' + (f', match={self.row["match"]}' if self.row['match'] else '') + ')')
-        self.ended = True
-
-    def save(self) -> dict:
-        "Upsert the row into the result store and return it."
-        check_module.failpoint('kernel-save', self.params.model)   # test-only: a row that cannot be saved
-        self.row['finished_at'] = now()
-        path = self.store.upsert(self.row)
-        print(f'Saved to {path}')
-        return self.row
-
-    def summary(self) -> dict:
-        "The row's headline fields, for the end of the notebook."
-        keys = ('model_id', 'revision', 'task', 'architecture', 'status', 'stage', 'reason', 'match', 'first_divergence', 'ref_margin',
-                'excused_steps', 'excused_max_margin', 'mismatch_step', 'repeat_identical',
-                'cores', 'dtype', 'compile_backend', 'compile_cache', 'graphs_compiled', 'load_time_s', 'compile_time_s', 'decode_time_s',
-                'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'reference_reused', 'judge_reused', 'generated_text',
-                'run_id', 'notebook')
-        return {k: self.row[k] for k in keys}
+@patch
+def summary(self:CheckRecord) -> dict:
+    "The row's headline fields, for the end of the notebook."
+    keys = ('model_id', 'revision', 'task', 'architecture', 'status', 'stage', 'reason', 'match', 'first_divergence', 'ref_margin',
+            'excused_steps', 'excused_max_margin', 'mismatch_step', 'repeat_identical',
+            'cores', 'dtype', 'compile_backend', 'compile_cache', 'graphs_compiled', 'load_time_s', 'compile_time_s', 'decode_time_s',
+            'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'reference_reused', 'judge_reused', 'generated_text',
+            'run_id', 'notebook')
+    return {k: self.row[k] for k in keys}
