@@ -125,10 +125,11 @@ def test_corrupted_remote_entries_are_rejected_and_recompiled(models, tmp_path):
 
 def test_sweep_with_a_shared_cache(tmp_path):
     remote = f'file://{tmp_path}/remote'
-    args = ('sweep', '--view', 'architectures', '--limit', '2', '--jobs', '2', '--no-progress', '--cache', remote)
-    first = cli(*args, '--results', tmp_path/'r1', env={'TORCHINDUCTOR_CACHE_DIR': str(tmp_path/'machine1')})
+    args = ('sweep', '--view', 'architectures', '--limit', '2', '--jobs', '2', '--no-progress')
+    first = cli(*args, '--cache', remote, '--results', tmp_path/'r1', env={'TORCHINDUCTOR_CACHE_DIR': str(tmp_path/'machine1')})
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
-    second = cli(*args, '--results', tmp_path/'r2', env={'TORCHINDUCTOR_CACHE_DIR': str(tmp_path/'machine2')})
+    # the second machine names the shared cache the other way: $TRN_COMPAT_CACHE_URL, the default of --cache
+    second = cli(*args, '--results', tmp_path/'r2', env={'TORCHINDUCTOR_CACHE_DIR': str(tmp_path/'machine2'), 'TRN_COMPAT_CACHE_URL': remote})
     assert second.returncode == 0, second.stdout[-3000:] + second.stderr[-3000:]
     a, b = ({r['model_id']: r for r in rows(tmp_path/x)} for x in ('r1', 'r2'))
     assert len(a) == 2 and set(a) == set(b)

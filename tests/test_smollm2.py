@@ -49,3 +49,16 @@ def test_smollm2_wrong_token_after_eight_good_steps_fails(smollm2, tmp_path):
 def test_english_rejects_noise():
     assert not english('\x05� version c�\x1farkeTaryalkedarke') and not english('sea sea sea')
     assert english('The sea is a vast and mysterious realm, teeming with life and unending in its own way, a testament to it.')
+
+
+def test_two_conversions_at_once_both_get_the_folder(tmp_path):
+    # two processes (two test suites, two sweeps) converting SmolLM2 into the same cache at once: the one that renames its
+    # folder second finds the other's in place and uses it, instead of failing with "Directory not empty"
+    import subprocess, sys
+    code = 'import sys; from trn_compat.tiny import build_smollm2; print(build_smollm2(sys.argv[1]))'
+    procs = [subprocess.Popen([sys.executable, '-c', code, str(tmp_path/'smollm2')], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outs]
+    assert [out.strip() for out, _ in outs] == [str(tmp_path/'smollm2')] * 2
+    assert (tmp_path/'smollm2'/'config.json').exists() and not list(tmp_path.glob('.smollm2*'))   # no half-written folder left

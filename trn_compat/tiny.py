@@ -670,7 +670,10 @@ def build_smollm2(path:str|Path, # folder to write the bf16 checkpoint to (kept 
     tmp = Path(tempfile.mkdtemp(prefix=f'.{path.name}.', dir=path.parent))
     try:
         model.to(torch.bfloat16).save_pretrained(tmp); tok.save_pretrained(tmp)
-        tmp.rename(path)
+        try: tmp.rename(path)   # whole, at once; refused when another process converted it first
+        except OSError:
+            if not (path/'config.json').exists(): raise
+            # theirs is ours: the same package converted the same way (seen when two test suites started at once)
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return path
 
