@@ -6,8 +6,6 @@ import pytest
 
 from conftest import cli, rows
 
-# pytest-xdist: this module's tests share one module fixture, so they run in one worker (tools/test.sh: --dist loadgroup)
-pytestmark = pytest.mark.xdist_group('bad-input-store')
 
 
 @pytest.fixture(scope='module')

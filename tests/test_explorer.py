@@ -15,8 +15,6 @@ from conftest import BIN, ROOT, cli, rows
 from trn_compat.results import ResultStore, make_row
 from trn_compat.stack import stack_versions
 
-# pytest-xdist: this module's tests share one store of real checks, so they run in one worker (tools/test.sh: --dist loadgroup)
-pytestmark = pytest.mark.xdist_group('explorer-store')
 
 ARTIFACTS = ROOT/'test-artifacts'
 CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'

@@ -13,8 +13,6 @@ import pytest
 from conftest import ROOT, cli, rows
 from hubserver import FakeHub
 
-# pytest-xdist: the tests share the module's fake Hub and its checked store, so they run in one worker
-pytestmark = pytest.mark.xdist_group('fake-hub')
 
 MAIN, V1, GATED = 'a1' * 20, 'b2' * 20, 'c3' * 20
 CHECK = ('--platform', 'cpu', '--compile-backend', 'aot_eager', '--dtype', 'float32')
