@@ -170,8 +170,7 @@ class CheckRecord:
                  run_id:str|None=None, # id of this run (made up when None)
                  **options, # with a model id: the request's other fields (task, platform, dtype, compile_backend, ...)
                 ):
-        if isinstance(request, str): request = CheckRequest(request, **options)
-        elif options: raise TypeError(f'options {", ".join(options)} given with a CheckRequest: set them in the request')
+        request = CheckRequest.of(request, **options)
         self.request, self.params = request, request.params()
         model, task, platform, dtype, revision, cache = request.model, request.task, request.platform, request.dtype, request.revision, request.cache
         self.cores, self.core_memory_gib, self.judge_model, self.store = request.cores, request.core_memory_gib, request.judge, ResultStore(results_dir)

@@ -73,6 +73,13 @@ class CheckRequest:
     timeout_s: float = 3600.0         # limit of each step (each run of `run_py`)
 
     @classmethod
+    def of(cls, request:CheckRequest|str, **options) -> CheckRequest:
+        "`request` itself, or the request of a model id with `options`; options beside a request are an error, not dropped."
+        if isinstance(request, str): return cls(request, **options)
+        if options: raise TypeError(f'options {", ".join(options)} given with a CheckRequest: set them in the request')
+        return request
+
+    @classmethod
     def options(cls) -> tuple[str, ...]:
         "The names a request takes besides the model."
         return tuple(f.name for f in fields(cls) if f.name != 'model')

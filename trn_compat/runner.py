@@ -107,7 +107,7 @@ def check_notebook(request:CheckRequest|str, # what to check, or a model id with
                    **options, # with a model id: the request's other fields (task, platform, dtype, compile_backend, ...)
                   ) -> dict:
     "Execute the check template for a request; returns the row it wrote."
-    if isinstance(request, str): request = CheckRequest(request, **options)
+    request = CheckRequest.of(request, **options)
     model = request.model
     store, run_id = ResultStore(results_dir), run_id or uuid.uuid4().hex
     record = CheckRecord(request, results_dir=results_dir, run_id=run_id)  # for the paths only
