@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from .guards import CONTROL_CHARS, Refused, inside, shown
 from .protocol import STATUSES
-from .results import SCHEMA, ResultStore, VersionPair, conform
+from .results import SCHEMA, ResultStore, VersionPair, conform, read_parquet
 from .views import TASKS
 
 # %% auto #0
@@ -56,7 +56,7 @@ class Catalog:
         rel = str(path.relative_to(self.store.root))
         try:
             inside(self.root, rel, 'result file')
-            schema = pq.read_schema(path)
+            with open(path, 'rb') as f: schema = pq.read_schema(f)
         except Refused as e: self.refused[rel] = e.why; return False
         except Exception as e: self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'; return False
         for f in schema:
@@ -74,7 +74,7 @@ class Catalog:
         cached = self._tables.get(path)
         if cached and cached[0] == stamp: return cached[1]
         rel = str(path.relative_to(self.store.root))
-        try: table = conform(pq.read_table(path, columns=[c for c in LIST_COLUMNS if c in pq.read_schema(path).names])).select(LIST_COLUMNS)
+        try: table = conform(read_parquet(path, columns=LIST_COLUMNS)).select(LIST_COLUMNS)
         except Exception as e:   # not Parquet, or columns that are not of their type: this file is not shown, the others are
             self.refused[rel] = f'not a readable result file ({type(e).__name__}: {shown(str(e), 200)})'
             self._tables[path] = (stamp, []); return []
@@ -99,7 +99,7 @@ class Catalog:
         "The full row of a model in a pair, or None."
         path = self.store.path(pair)
         if not path.exists(): return None
-        try: t = conform(pq.read_table(path, filters=[('model_id', '=', model_id), ('task', '=', task)]))
+        try: t = conform(read_parquet(path, filters=[('model_id', '=', model_id), ('task', '=', task)]))
         except Exception: return None   # refused in `rows`, with why
         r = t.to_pylist()[0] if t.num_rows else None
         return r if r and not row_problem(r) else None

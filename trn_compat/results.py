@@ -23,7 +23,7 @@ from .stack import STACK_PACKAGES
 
 # %% auto #0
 __all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'make_row', 'column_table', 'VersionPair', 'slug',
-           'conform', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
+           'conform', 'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
@@ -191,6 +191,18 @@ def conform(table:pa.Table) -> pa.Table:
         return c.cast(f.type)
     cols = [column(n, f) for n, f in zip(SCHEMA.names, SCHEMA)]
     return pa.Table.from_arrays(cols, schema=SCHEMA)
+def read_parquet(path:Path, # one Parquet file
+                 columns:list[str]|None=None, # only these of its columns (those it has)
+                 filters:list|None=None, # pyarrow row filters
+                ) -> pa.Table:
+    """A Parquet file read through one open file. A writer replaces the file by a rename while readers read it; pyarrow, given a
+    path, opens it more than once (the footer, then the pages), and a rename in between mixed two files ('Couldn't deserialize
+    thrift' in a sweep's resume). An open file stays the version it was when it was opened."""
+    with open(path, 'rb') as f:
+        if columns is not None:
+            names = pq.read_schema(f).names; f.seek(0)
+            columns = [c for c in columns if c in names]
+        return pq.read_table(f, columns=columns, filters=filters)
 
 class ResultStore:
     "Result rows under `root`: one Parquet file per version pair, upserted atomically under a lock."
@@ -213,7 +225,7 @@ class ResultStore:
     def read(self, pair_or_path:VersionPair|Path) -> pa.Table:
         "The rows of one version pair (empty when it has none)."
         path = self.path(pair_or_path) if isinstance(pair_or_path, VersionPair) else Path(pair_or_path)
-        return conform(pq.read_table(path)) if path.exists() else SCHEMA.empty_table()
+        return conform(read_parquet(path)) if path.exists() else SCHEMA.empty_table()
 
     def upsert(self, row:dict) -> Path:
         "Write `row` into its version pair's file, replacing the row with the same key."
@@ -237,7 +249,7 @@ class ResultStore:
         "The row run `run_id` wrote in a pair's file, or None (reads only that row, not the whole file)."
         path = self.path(pair)
         if not path.exists(): return None
-        t = pq.read_table(path, filters=[('run_id', '=', run_id)])
+        t = read_parquet(path, filters=[('run_id', '=', run_id)])
         return conform(t).to_pylist()[0] if t.num_rows else None
 
     def find(self, **where) -> list[dict]:
