@@ -29,10 +29,10 @@ def bad(tmp_path, kind, models):
 
 
 CASES = [  # kind, task, exit code, status, stage, reason, error type, words of the message
-    ('missing', 'text-generation', 2, 'error', 'plan', None, 'ModelNotFound', 'no folder'),
-    ('unknown-id', 'text-generation', 2, 'error', 'plan', None, 'ModelUnavailable', 'not in the local Hub cache'),
-    ('no-config', 'text-generation', 2, 'error', 'plan', None, 'InvalidCheckpoint', 'has no config.json'),
-    ('corrupt', 'text-generation', 2, 'error', 'plan', None, 'InvalidCheckpoint', 'not valid JSON'),
+    ('missing', 'text-generation', 2, 'error', 'plan', 'bad-input', 'ModelNotFound', 'no folder'),
+    ('unknown-id', 'text-generation', 2, 'error', 'plan', 'bad-input', 'ModelUnavailable', 'not in the local Hub cache'),
+    ('no-config', 'text-generation', 2, 'error', 'plan', 'bad-input', 'InvalidCheckpoint', 'has no config.json'),
+    ('corrupt', 'text-generation', 2, 'error', 'plan', 'bad-input', 'InvalidCheckpoint', 'not valid JSON'),
     ('remote-code', 'text-generation', 0, 'skip', None, 'remote-code', 'SkipCheck', '--trust-remote-code'),
     ('wrong-task', 'image-text-to-text', 0, 'skip', None, 'unsupported-task', 'SkipCheck', 'cannot load for image-text-to-text'),
 ]

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from packaging.version import InvalidVersion, Version
 
 from .guards import CONTROL_CHARS, Refused, inside, shown
-from .protocol import STATUSES
+from .protocol import BAD_INPUT, STATUSES
 from .results import SCHEMA, ResultStore, VersionPair, conform, read_parquet
 from .views import TASKS
 
@@ -22,7 +22,8 @@ __all__ = ['LIST_COLUMNS', 'COMPILERS', 'pair_of_file', 'version_key', 'pair_key
 
 # %% ../nbs/14_catalog.ipynb #5fb585cb
 LIST_COLUMNS = ['model_id', 'task', 'revision', 'architecture', 'status', 'stage', 'reason', 'match', 'criterion', 'cores',
-                'parallelism', 'dtype', 'wall_time_s', 'compile_time_s', 'peak_device_memory_bytes', 'compile_cache', 'error']
+                'parallelism', 'dtype', 'wall_time_s', 'compile_time_s', 'peak_device_memory_bytes', 'compile_cache', 'error',
+                'notebook']
 COMPILERS = ('neuronx-cc', 'torch')
 
 def pair_of_file(path:Path) -> VersionPair|None:
@@ -128,7 +129,8 @@ def result_text(r:dict) -> tuple[str, str]:
     s = r['status']
     if s == 'pass': return 'pass' + (f' ({r.get("match") or r.get("criterion")})' if r.get('match') or r.get('criterion') else ''), 'pass'
     if s == 'fail': return 'fail' + (f' (diverges at {r["first_divergence"]})' if r.get('first_divergence') is not None else ''), 'fail'
-    if s == 'error': return f'error at {r.get("stage")}', 'error'
+    if s == 'error':
+        return ('error: bad input (not counted)' if r.get('reason') == BAD_INPUT else f'error at {r.get("stage")}'), 'error'
     if s == 'skip': return f'skip: {r.get("reason")} (not a failure)', 'skip'
     if s == 'left out': return f'left out: {r.get("reason")}', 'left'
     return 'untested', 'untested'

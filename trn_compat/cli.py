@@ -19,8 +19,8 @@ from .views import VIEWS
 # %% auto #0
 __all__ = ['CACHE_ENV', 'EXIT_CODES', 'COMMANDS', 'first_line', 'verdict_line', 'exit_code', 'summary_table', 'Help', 'parser',
            'views_command', 'sweep_command', 'store_catalog', 'serve_command', 'lookup_command', 'plot_command',
-           'diff_command', 'publish_command', 'cache_url', 'cache_command', 'same_compiler', 'tiny_command',
-           'doctor_command', 'judge_command', 'plan_command', 'check_command', 'demo_command', 'main']
+           'diff_command', 'forget_command', 'publish_command', 'cache_url', 'cache_command', 'same_compiler',
+           'tiny_command', 'doctor_command', 'judge_command', 'plan_command', 'check_command', 'demo_command', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def first_line(text:str, n:int=300) -> str:
@@ -113,7 +113,11 @@ def parser() -> argparse.ArgumentParser:
 
     sweep = command('sweep', 'check every model of a view, one evidence notebook each; resumes, packs cores, isolates faults',
                     store, shared_cache, where, task)
-    sweep.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (architectures: no downloads)')
+    which = sweep.add_mutually_exclusive_group()
+    which.add_argument('--view', default='architectures', choices=list(VIEWS), help='which models (architectures: no downloads)')
+    which.add_argument('--models', nargs='+', default=None, metavar='ID', help='these models (Hub ids or folders) instead of a view; default: none')
+    which.add_argument('--models-file', default=None, metavar='FILE', help='the models of FILE instead of a view: one Hub id or folder a line, '
+                       '# starts a comment; default: none')
     sweep.add_argument('--limit', type=int, default=None, help='only the first N models of the view; default: all')
     sweep.add_argument('--jobs', default='1', help='checks at once, or auto (as many as the cores hold)')
     sweep.add_argument('--timeout', type=float, default=1800, help='seconds each check step may run (the whole check: 2x + 120 s)')
@@ -153,6 +157,11 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument('b', help='the other version pair')
     diff.add_argument('--threshold', type=float, default=0.2, help='relative change to report')
     diff.add_argument('--json', action='store_true', help='the changes as JSON')
+    forget = command('forget', "remove a model's rows, and the evidence notebooks they name, from a result store (a mistyped id, "
+                     'a check not to keep; exit status 1: it has no row)', store)
+    forget.add_argument('model', help='the model id exactly as its rows hold it (lookup shows it)')
+    forget.add_argument('--pair', default=None, help='only this version pair: its file name or a unique part of it; default: every pair')
+    forget.add_argument('--task', default=None, choices=list(TASK_CLASSES), help='only this task; default: every task')
     publish = command('publish', 'push a result store to a Hub dataset repo (or a local folder)', store)
     publish.add_argument('to', help='Hub dataset repo id (org/name) or a local folder')
     publish.add_argument('--private', action='store_true', help='create the Hub repo private')
@@ -235,17 +244,22 @@ def sweep_command(args) -> int:
     "`trn-compat sweep`."
     from trn_compat.fleet import parse_stacks, sweep_matrix
     from trn_compat.stack import detect_platform
-    from trn_compat.views import ViewUnavailable, view, view_refusals
+    from trn_compat.views import ViewUnavailable, listed, models_file, view, view_refusals
     platform = args.platform or detect_platform()
     try: stacks = parse_stacks(args.transformers, args.compiler)
     except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
-    try: entries = view(args.view, args.task, args.limit, args.refresh)
-    except ViewUnavailable as e: print(f'error: {e}', file=sys.stderr); return 2
-    for line in view_refusals(args.view, args.task): print(line, file=sys.stderr)   # not checked: named, one line each
+    try:
+        if args.models or args.models_file:
+            entries = listed(args.models or models_file(args.models_file), args.task)[:args.limit]
+            source = f'the list of {args.models_file}' if args.models_file else 'your list'
+        else: entries, source = view(args.view, args.task, args.limit, args.refresh), f'view {args.view}'
+    except (ViewUnavailable, ValueError) as e: print(f'error: {e}', file=sys.stderr); return 2
+    if source.startswith('view'):
+        for line in view_refusals(args.view, args.task): print(line, file=sys.stderr)   # not checked: named, one line each
     params = {k: getattr(args, k) for k in ('dtype', 'compile_backend', 'max_new_tokens', 'core_memory_gib', 'judge')
               if getattr(args, k) is not None}
     if cache_url(args.cache): params['cache'] = cache_url(args.cache)
-    print(f'sweep: {len(entries)} models of view {args.view} ({args.task}) on {platform} x {len(stacks)} version pair(s), '
+    print(f'sweep: {len(entries)} models of {source} ({args.task}) on {platform} x {len(stacks)} version pair(s), '
           f'engine {args.engine}, results in {args.results}/', flush=True)
     from tqdm import tqdm
     reports = sweep_matrix(entries, args.results, platform, stacks, args.engine, args.address, args.jobs, args.timeout, args.force,
@@ -290,7 +304,7 @@ def lookup_command(args) -> int:
     if (cat := store_catalog(args)) is None: return 2
     rows = plots.lookup(cat, args.name, args.compiler, args.transformers, cache_url(args.cache))
     if args.json: print(json.dumps(rows, default=str, indent=1))
-    else: print(plots.lookup_table(rows) if rows else f'no row matches {args.name!r} in {args.results}: untested')
+    else: print(plots.lookup_table(rows, args.results) if rows else f'no row matches {args.name!r} in {args.results}: untested')
     return 0 if rows else 1
 
 def plot_command(args) -> int:
@@ -305,10 +319,28 @@ def diff_command(args) -> int:
     import json
     from trn_compat import plots
     if (cat := store_catalog(args)) is None: return 2
+    if len(pairs := cat.pairs()) < 2:
+        print(f'error: diff compares two version pairs, and {args.results} holds one: {pairs[0].platform}/{pairs[0].name}', file=sys.stderr)
+        return 2
     try: a, b = plots.resolve_pair(cat, args.a), plots.resolve_pair(cat, args.b)
     except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
     d = plots.diff_pairs(cat, a, b, args.threshold)
     print(json.dumps(d, indent=1) if args.json else plots.diff_text(d)); return 0
+
+def forget_command(args) -> int:
+    "`trn-compat forget`: 1 when the model has no row there."
+    from trn_compat import plots
+    from trn_compat.results import VersionPair
+    if (cat := store_catalog(args)) is None: return 2
+    try: pair = plots.resolve_pair(cat, args.pair) if args.pair else None
+    except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
+    removed = cat.store.forget(args.model, pair, args.task)
+    for r in removed: print(f'forgot {r["model_id"]} ({r["task"]}) in {VersionPair.of(r).platform}/{VersionPair.of(r).name}: {r["status"]}'
+                            + (f', notebook {r["notebook"]}' if r.get('notebook') else ''))
+    if not removed:
+        print(f'no row of {args.model!r}' + (f' ({args.task})' if args.task else '') + (f' in {pair.platform}/{pair.name}' if pair else '')
+              + f' in {args.results} (forget takes the model id exactly; lookup finds it)', file=sys.stderr)
+    return 0 if removed else 1
 
 def publish_command(args) -> int:
     "`trn-compat publish`."
@@ -431,7 +463,7 @@ def demo_command(args) -> int:
 
 COMMANDS = {'check': check_command, 'sweep': sweep_command, 'serve': serve_command, 'lookup': lookup_command, 'plot': plot_command,
             'diff': diff_command, 'publish': publish_command, 'views': views_command, 'judge': judge_command, 'doctor': doctor_command,
-            'demo': demo_command, 'plan': plan_command, 'cache': cache_command, 'tiny': tiny_command}
+            'demo': demo_command, 'plan': plan_command, 'cache': cache_command, 'tiny': tiny_command, 'forget': forget_command}
 
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command: parse, then run the command's function."

@@ -13,11 +13,12 @@ matplotlib.use('Agg')
 import matplotlib.pyplot as plt
 
 from .catalog import Catalog, fmt_bytes, fmt_s, result_text
+from .protocol import counted
 from .results import VersionPair
 
 # %% auto #0
-__all__ = ['RANK', 'platform_pairs', 'pair_label', 'pass_rate_figure', 'common_models', 'model_figure', 'svg', 'save_plots',
-           'lookup', 'lookup_table', 'resolve_pair', 'diff_pairs', 'diff_text']
+__all__ = ['RANK', 'platform_pairs', 'pair_label', 'pass_rate', 'pass_rate_figure', 'common_models', 'model_figure', 'svg',
+           'save_plots', 'lookup', 'lookup_table', 'resolve_pair', 'diff_pairs', 'diff_text']
 
 # %% ../nbs/15_plots.ipynb #cd84d95e
 def platform_pairs(cat:Catalog, platform:str) -> list[VersionPair]:
@@ -26,19 +27,23 @@ def platform_pairs(cat:Catalog, platform:str) -> list[VersionPair]:
 
 def pair_label(p:VersionPair) -> str: return f'{p.compiler} {p.compiler_version}\ntransformers {p.transformers}'
 
+def pass_rate(rows:list[dict]) -> tuple[int, int]:
+    "How many rows passed, of those that count (`protocol.counted`: no skip, no bad input)."
+    ran = [r for r in rows if counted(r)]
+    return sum(r['status'] == 'pass' for r in ran), len(ran)
+
 def pass_rate_figure(cat:Catalog, platform:str='cpu'):
     "Bar chart: pass rate of the checks that ran, per version pair."
     pairs = platform_pairs(cat, platform)
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(pairs)), 3.8))
     rates, labels = [], []
     for p in pairs:
-        st = [r['status'] for r in cat.rows(p)]
-        ran = sum(s in ('pass', 'fail', 'error') for s in st)
-        rates.append(100 * st.count('pass') / ran if ran else 0); labels.append(pair_label(p))
-        ax.annotate(f'{st.count("pass")}/{ran}', (len(rates) - 1, rates[-1]), ha='center', va='bottom', fontsize=8)
+        passed, ran = pass_rate(cat.rows(p))
+        rates.append(100 * passed / ran if ran else 0); labels.append(pair_label(p))
+        ax.annotate(f'{passed}/{ran}', (len(rates) - 1, rates[-1]), ha='center', va='bottom', fontsize=8)
     ax.bar(range(len(pairs)), rates, color='#4a8')
     ax.set_xticks(range(len(pairs)), labels, fontsize=7); ax.set_ylim(0, 110); ax.set_ylabel('pass rate (%)')
-    ax.set_title(f'{platform}: checks that passed, of those that ran (skips left out)', fontsize=10)
+    ax.set_title(f'{platform}: checks that passed, of those that ran (skips and bad input left out)', fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -96,16 +101,23 @@ def lookup(cat:Catalog, name:str, # any part of a model id, any case
                        fetch_command=fetch_command(cat.row(p, r['model_id'], r['task']) or {}, cache)))
     return out
 
-def lookup_table(rows:list[dict]) -> str:
-    "A terminal table of `lookup` rows."
+def lookup_table(rows:list[dict], # rows from `lookup`
+                 root:str|Path|None=None, # the store, to name the evidence notebooks (None: as the rows hold them, relative)
+                ) -> str:
+    "A terminal table of `lookup` rows, then why each error or failure ended, the evidence notebooks and the fetch commands."
     head = ('model', 'platform', 'compiler', 'transformers', 'result', 'cores', 'wall (with compile)', 'peak memory')
     cells = [head] + [(r['model_id'], r['platform'], f'{r["compiler"]} {r["compiler_version"]}', r['transformers'], result_text(r)[0],
                        f'{r["cores"] or ""} {r["parallelism"] or ""}'.strip(), fmt_s(r['wall_time_s']), fmt_bytes(r['peak_device_memory_bytes']))
                       for r in rows]
     w = [max(len(str(c[i])) for c in cells) for i in range(len(head))]
     table = '\n'.join('  '.join(str(c).ljust(x) for c, x in zip(row, w)).rstrip() for row in cells)
+    where = lambda r: f'{r["model_id"]} ({r["compiler"]} {r["compiler_version"]}, transformers {r["transformers"]})'
+    why = [f'  {where(r)}: {r["error"]["type"]}: {(r["error"]["message"] or "").strip().splitlines()[0][:300] if r["error"]["message"] else ""}'
+           for r in rows if r.get('error') and r['status'] in ('fail', 'error')]
+    notebooks = [f'  {where(r)}: {Path(root)/r["notebook"] if root else r["notebook"]}' for r in rows if r.get('notebook')]
     fetch = [f'  {r["fetch_command"]}' for r in rows if r.get('fetch_command')]
-    return table + ('\n\nfetch the compiled graphs (each only with the compiler version named):\n' + '\n'.join(fetch) if fetch else '')
+    return table + ''.join(f'\n\n{title}:\n' + '\n'.join(lines) for title, lines in (
+        ('why', why), ('evidence notebooks', notebooks), ('fetch the compiled graphs (each only with the compiler version named)', fetch)) if lines)
 
 # %% ../nbs/15_plots.ipynb #5fb0009e
 RANK = {'pass': 0, 'skip': 1, 'fail': 2, 'error': 3}

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 # %% auto #0
-__all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'STATUSES', 'MATCHES', 'COMPILE_BACKENDS', 'PLATFORM_NAMES', 'CheckParams',
-           'CheckRequest']
+__all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'STATUSES', 'BAD_INPUT', 'MATCHES', 'COMPILE_BACKENDS', 'PLATFORM_NAMES',
+           'counted', 'CheckParams', 'CheckRequest']
 
 # %% ../nbs/00_protocol.ipynb #c6c86f6f
 PROMPTS = {'text-generation': 'Write one sentence about the sea.',
@@ -17,9 +17,15 @@ PROMPTS = {'text-generation': 'Write one sentence about the sea.',
 TASK_CLASSES = {'text-generation': 'AutoModelForCausalLM', 'image-text-to-text': 'AutoModelForImageTextToText'}
 DTYPES = ('bfloat16', 'float16', 'float32')
 STATUSES = ('pass', 'fail', 'error', 'skip')   # a row's verdict
+BAD_INPUT = 'bad-input'   # the reason of an `error` row whose input was wrong (no such model, no readable config): not a result
 MATCHES = ('exact', 'near-tie', 'mismatch')     # how the device's tokens compare with the reference, better to worse
 COMPILE_BACKENDS = {'cpu': 'inductor', 'cuda': 'inductor', 'neuron': 'neuron'}   # each platform's torch.compile backend
 PLATFORM_NAMES = tuple(COMPILE_BACKENDS)
+
+def counted(row:dict) -> bool:
+    """Whether a row counts in a pass rate: a check that ran (pass, fail, or an error of the model on the platform); not a skip,
+    and not bad input, which says nothing about the model or the platform."""
+    return row['status'] in ('pass', 'fail') or (row['status'] == 'error' and row.get('reason') != BAD_INPUT)
 
 # %% ../nbs/00_protocol.ipynb #ddc4e075
 @dataclass

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from filelock import FileLock
 
-from .guards import inside
+from .guards import Refused, inside
 from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
@@ -75,7 +76,7 @@ COLUMNS = {   # name: (unit, meaning); the README's table of the row is written 
     'model_type': ('', "the config's `model_type`"),
     'status': ('', '`pass`, `fail`, `error` or `skip` (the protocol)'),
     'stage': ('', 'where an `error` happened: build, plan, load, compile, generate, reference, judge, save, killed, timeout'),
-    'reason': ('', 'why a `skip`: gated, too-large, remote-code, unsupported-task, not-built, ...'),
+    'reason': ('', 'why a `skip` (gated, too-large, remote-code, unsupported-task, not-built, ...); `bad-input` on an `error` of the input, not counted in pass rates'),
     'error': ('', '`{type, message, traceback}` of an error or skip'),
     'criterion': ('', 'what decided the verdict: `cpu-match` (one core), `judge` (sharded), or both'),
     'match': ('', 'against the CPU reference: `exact`, `near-tie` (only near-tie steps differ) or `mismatch`'),
@@ -227,15 +228,13 @@ class ResultStore:
         path = self.path(pair_or_path) if isinstance(pair_or_path, VersionPair) else Path(pair_or_path)
         return conform(read_parquet(path)) if path.exists() else SCHEMA.empty_table()
 
-    def upsert(self, row:dict) -> Path:
-        "Write `row` into its version pair's file, replacing the row with the same key."
-        path = self.path(VersionPair.of(row))
+    def rewrite(self, path:Path, change) -> list[dict]:
+        """Replace a pair's file by `change(old_table) -> (new_table, removed_rows)`, under the pair's lock: the new file is written
+        beside it, synced and renamed over it, so a reader or a kill at any moment finds the old file or the new one."""
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(f'{path}.lock', timeout=600):
             for stale in path.parent.glob(f'.{path.name}.*.tmp'): stale.unlink(missing_ok=True)
-            old = self.read(path)
-            keep = [i for i, k in enumerate(zip(*(old[c].to_pylist() for c in KEY))) if k != tuple(row[c] for c in KEY)]
-            new = pa.concat_tables([old.take(pa.array(keep, type=pa.int64())), pa.Table.from_pylist([row], schema=SCHEMA)])
+            new, removed = change(self.read(path))
             tmp = path.parent/f'.{path.name}.{os.getpid()}.tmp'
             pq.write_table(new, tmp)
             with open(tmp, 'rb') as f: os.fsync(f.fileno())
@@ -243,7 +242,36 @@ class ResultStore:
             dirfd = os.open(path.parent, os.O_RDONLY)
             try: os.fsync(dirfd)
             finally: os.close(dirfd)
+        return removed
+
+    def upsert(self, row:dict) -> Path:
+        "Write `row` into its version pair's file, replacing the row with the same key."
+        path, key = self.path(VersionPair.of(row)), tuple(row[c] for c in KEY)
+        def change(old):
+            keep = [i for i, k in enumerate(zip(*(old[c].to_pylist() for c in KEY))) if k != key]
+            return pa.concat_tables([old.take(pa.array(keep, type=pa.int64())), pa.Table.from_pylist([row], schema=SCHEMA)]), []
+        self.rewrite(path, change)
         return path
+
+    def forget(self, model_id:str, # the model id exactly as its rows hold it
+               pair:VersionPair|None=None, # only this version pair; None: every pair
+               task:str|None=None, # only this task; None: every task
+              ) -> list[dict]:
+        "Remove a model's rows (and the evidence notebooks they name) from the store; the rows removed."
+        def change(old):
+            hit = [r['model_id'] == model_id and task in (None, r['task']) for r in old.select(['model_id', 'task']).to_pylist()]
+            keep = [i for i, h in enumerate(hit) if not h]
+            return old.take(pa.array(keep, type=pa.int64())), old.filter(pa.array(hit, type=pa.bool_())).to_pylist()
+        removed = []
+        for path in [self.path(pair)] if pair else self.files():
+            if not path.exists(): continue
+            if not pc.any(pc.equal(read_parquet(path, columns=['model_id'])['model_id'], model_id)).as_py(): continue   # untouched
+            removed += self.rewrite(path, change)
+        for r in removed:   # a row's notebook path is not trusted: only a notebook inside the store goes
+            try: nb = inside(self.root.resolve(), r['notebook'], 'notebook path') if r.get('notebook') else None
+            except Refused: nb = None
+            if nb and nb.suffix == '.ipynb': nb.unlink(missing_ok=True)
+        return removed
 
     def run_row(self, pair:VersionPair, run_id:str) -> dict|None:
         "The row run `run_id` wrote in a pair's file, or None (reads only that row, not the whole file)."

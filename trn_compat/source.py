@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .protocol import TASK_CLASSES
+from .protocol import BAD_INPUT, TASK_CLASSES
 from .guards import LIMITS, Refused, parse_json, read_bounded
 
 # %% auto #0
@@ -21,7 +21,7 @@ __all__ = ['CheckInputError', 'ModelNotFound', 'InvalidCheckpoint', 'ModelUnavai
 # %% ../nbs/06_source.ipynb #45d3fce3
 class CheckInputError(Exception):
     "A problem with what the user asked for, not with the model on the platform."
-    status, stage, reason = 'error', 'plan', None
+    status, stage, reason = 'error', 'plan', BAD_INPUT
 
 class ModelNotFound(CheckInputError): "No such folder, or no such model on the Hub."
 class InvalidCheckpoint(CheckInputError): "A folder or repo without a readable config.json."

@@ -12,7 +12,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .guards import LIMITS, Refused, hub_id, parse_json, read_bounded
+from .guards import CONTROL_CHARS, LIMITS, Refused, hub_id, parse_json, read_bounded
 from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 
 # %% auto #0
@@ -20,7 +20,7 @@ __all__ = ['EXCLUSION_KINDS', 'SELECTED', 'EXCLUDED', 'TASKS', 'RANKINGS', 'SORT
            'VIEWS', 'ViewEntry', 'Excluded', 'selected', 'excluded', 'check_task', 'ViewUnavailable', 'snapshot_dir',
            'hub_ranking', 'clean_ranking', 'save_snapshot', 'latest_snapshot', 'ranking', 'ranked_entries',
            'architecture_types', 'architectures', 'tiny_coverage', 'raised_in', 'one_line', 'matrix_row',
-           'matrix_markdown', 'view', 'view_refusals']
+           'matrix_markdown', 'view', 'view_refusals', 'listed', 'models_file']
 
 # %% ../nbs/12_views.ipynb #9bd895dd
 @dataclass
@@ -312,3 +312,24 @@ def view_refusals(name:str, task:str='text-generation') -> list[str]:
     "The one-line refusals of a ranking view's newest snapshot (entries of the Hub's answer that are not used), else none."
     snap = latest_snapshot(task, name) if name in RANKINGS else None
     return list(snap['refused']) if snap else []
+
+# %% ../nbs/12_views.ipynb #089555b0
+def listed(models:list[str], # Hub ids or local folders, in order
+           task:str='text-generation', # the task of every one
+          ) -> list[ViewEntry]:
+    "A user's own models as view entries: in the order given, each once."
+    check_task(task)
+    return [ViewEntry(m, task, 'your list') for m in dict.fromkeys(m.strip() for m in models) if m]
+
+def models_file(path:str|Path) -> list[str]:
+    "The models a file names: one a line; blank lines and what follows `#` are not read."
+    p = Path(path)
+    if not p.is_file(): raise ValueError(f'no models file {path}')
+    ids = []
+    for n, line in enumerate(p.read_text(errors='replace').splitlines(), 1):
+        if not (m := line.split('#', 1)[0].strip()): continue
+        if len(m.split()) > 1 or CONTROL_CHARS.search(m): raise ValueError(f'{path}, line {n}: {m!r} is not one model id (one a line)')
+        ids.append(m)
+    if not ids: raise ValueError(f'{path} names no model: one Hub id or folder a line, # starts a comment')
+    return ids
+
