@@ -18,12 +18,12 @@ from .views import TASKS
 
 # %% auto #0
 __all__ = ['LIST_COLUMNS', 'COMPILERS', 'pair_of_file', 'version_key', 'pair_key', 'Catalog', 'row_problem', 'fmt_bytes', 'fmt_s',
-           'result_text']
+           'memory_text', 'result_text']
 
 # %% ../nbs/14_catalog.ipynb #5fb585cb
 LIST_COLUMNS = ['model_id', 'task', 'revision', 'architecture', 'status', 'stage', 'reason', 'match', 'criterion', 'cores',
-                'parallelism', 'dtype', 'wall_time_s', 'compile_time_s', 'peak_device_memory_bytes', 'compile_cache', 'error',
-                'notebook']
+                'parallelism', 'dtype', 'wall_time_s', 'compile_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'compile_cache',
+                'error', 'notebook']
 COMPILERS = ('neuronx-cc', 'torch')
 
 def pair_of_file(path:Path) -> VersionPair|None:
@@ -121,8 +121,21 @@ def row_problem(r:dict) -> str|None:
     return None
 
 # %% ../nbs/14_catalog.ipynb #f6ac2c1b
-def fmt_bytes(b): return f'{b / 2**30:.2f} GiB' if b else ''
-def fmt_s(s): return f'{s:.1f} s' if s is not None else ''
+def fmt_bytes(b:int|None) -> str:
+    "A size as people read it: GiB from 1 GiB, else MiB, else KiB; '' when not measured."
+    if not b: return ''
+    if b >= 2**30: return f'{b / 2**30:.2f} GiB'
+    return f'{b / 2**20:.0f} MiB' if b >= 2**20 else f'{b / 2**10:.0f} KiB'
+
+def fmt_s(s:float|None) -> str:
+    "A duration as people read it: ms under a second, else seconds with one decimal; '' when not measured."
+    if s is None: return ''
+    return f'{s * 1000:.0f} ms' if s < 1 else f'{s:.1f} s'
+
+def memory_text(r:dict) -> str:
+    "Peak memory of a row: the device's, or, where the platform has none (CPU), the host's RSS, said to be so."
+    if r.get('peak_device_memory_bytes'): return fmt_bytes(r['peak_device_memory_bytes'])
+    return f'{fmt_bytes(r["peak_host_rss_bytes"])} host RSS' if r.get('peak_host_rss_bytes') else ''
 
 def result_text(r:dict) -> tuple[str, str]:
     "The result cell of a row and its CSS class."

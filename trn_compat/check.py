@@ -379,8 +379,10 @@ def run_sharded(p:CheckParams, # the check, with p.cores > 1
                                        + '; '.join(f'rank {i}: {x.get(key)}' for i, x in enumerate(results)), '')
         for x in results[1:]:   # the ranks may compile different graphs: the check used them all
             r['compile_cache_entries'] = (r.get('compile_cache_entries') or {}) | (x.get('compile_cache_entries') or {})
-        peaks = [x.get('peak_device_memory_bytes') or 0 for x in results]
-        r.update(peak_device_memory_bytes=max(peaks), rank_peak_device_memory_bytes=peaks, ranks=p.cores)
+        peaks = [x.get('peak_device_memory_bytes') for x in results]   # None on CPU, which has no device memory
+        known = [b for b in peaks if b is not None]
+        r.update(peak_device_memory_bytes=max(known) if known else None, rank_peak_device_memory_bytes=peaks if known else None,
+                 ranks=p.cores)
         return r
     finally:
         for q in procs:

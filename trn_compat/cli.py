@@ -52,11 +52,12 @@ def exit_code(row:dict) -> int:
 # %% ../nbs/11_cli.ipynb #b5f5b5fe
 def summary_table(rows:list[dict]) -> str:
     "A plain-text table of result rows."
+    from trn_compat.catalog import memory_text
     cols = [('model', lambda r: Path(r['model_id']).name), ('task', lambda r: r['task']), ('status', lambda r: r['status']),
             ('match', lambda r: r['match'] or r['stage'] or r['reason'] or ''),
             ('wall s', lambda r: f'{r["wall_time_s"]:.1f}' if r['wall_time_s'] is not None else ''),
             ('compile s', lambda r: f'{r["compile_time_s"]:.1f}' if r['compile_time_s'] is not None else ''),
-            ('peak MiB', lambda r: f'{r["peak_device_memory_bytes"] / 2**20:.0f}' if r['peak_device_memory_bytes'] else ''),
+            ('peak memory', memory_text),
             ('notebook', lambda r: r['notebook'] or '')]
     cells = [[h for h, _ in cols]] + [[f(r) for _, f in cols] for r in rows]
     widths = [max(len(str(row[i])) for row in cells) for i in range(len(cols))]

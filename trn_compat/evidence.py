@@ -34,7 +34,7 @@ from .platforms import get_platform, meminfo_bytes
 from .results import ResultStore, ReuseStore, VersionPair, make_row
 from .planner import describe_plan, plan_source
 from .source import CheckInputError, SkipCheck, inspect_model
-from .stack import instance_type, pip_freeze, stack_versions
+from .stack import instance_type, machine, pip_freeze, stack_versions
 
 # %% auto #0
 __all__ = ['module_body', 'script_source', 'run_script', 'PlatformUnavailable', 'CheckKilled', 'CheckTimeout', 'NotBuilt',
@@ -182,8 +182,10 @@ class CheckRecord:
                             cores=1, parallelism='single', tp_degree=1, ep_degree=1, versions=stack_versions(),
                             packages=pip_freeze(), instance_type=instance_type(), run_id=run_id or uuid.uuid4().hex,
                             started_at=now(), compile_backend=self.params.backend(), prompt=self.params.prompt_text(),
-                            compile_cache_remote=cache)
+                            compile_cache_remote=cache, machine=machine())
         self.row['notebook'] = str(self.notebook_path().relative_to(self.store.root))
+        try: self.row['machine'] = machine({**os.environ, **self.run_env()})   # as run_py will see it
+        except Exception: pass   # a platform this machine does not have: the plan says so, with its own error
 
     def notebook_path(self) -> Path:
         "Where this check's evidence notebook belongs."
@@ -201,9 +203,25 @@ class CheckRecord:
 # %% ../nbs/09_evidence.ipynb #d124c68d
 @patch
 def stack(self:CheckRecord) -> dict:
-    "The stack this check runs on, as a table for the notebook."
+    "The stack and the machine this check runs on, as a table for the notebook."
+    from trn_compat.catalog import fmt_bytes
+    m = self.row['machine']
     return {'platform': self.params.platform, 'instance type': self.row['instance_type'] or 'not EC2',
-            **{k: (v or 'absent') for k, v in self.row['versions'].items()}}
+            **{k: (v or 'absent') for k, v in self.row['versions'].items()},
+            'CPU': f'{m["cpu"]}, {m["cpus"]} of {m["logical_cpus"]} CPUs for this check', 'memory': fmt_bytes(m['memory_bytes']),
+            'accelerator': m['accelerator'], 'OS': m['os'],
+            'compile environment': ', '.join(m['compile_env']) or 'none of the variables that change compilation is set'}
+
+@patch
+def made_by(self:CheckRecord) -> str:
+    "The notebook's first output: the command that made it, and the machine in one line."
+    from trn_compat.catalog import fmt_bytes
+    m, home = self.row['machine'], str(Path.home())
+    results = str(self.store.root).replace(home, '~')
+    text = (f'Made by: {self.request.command(results)}\n'
+            f'On: {m["cpu"]}, {m["cpus"]} of {m["logical_cpus"]} CPUs, {fmt_bytes(m["memory_bytes"])} memory, accelerator '
+            f'{m["accelerator"]}, instance type {self.row["instance_type"] or "not EC2"}, {m["os"]}')
+    print(text); return text
 
 @patch
 @step('build')
@@ -247,6 +265,13 @@ def plan(self:CheckRecord):
 
 # %% ../nbs/09_evidence.ipynb #2d938009
 @patch
+def run_env(self:CheckRecord) -> dict:
+    "What run_py's environment adds to this kernel's: a one-core check is pinned to the first core (a sharded run_py pins its workers)."
+    if self.params.cores != 1: return {}
+    platform = get_platform(self.params.platform)
+    return platform.pin_env(platform.visible_cores()[:1], threads=len(os.sched_getaffinity(0)))
+
+@patch
 @step('load')
 def check(self:CheckRecord):
     "Write run_py and run it: load, compile, generate on the platform."
@@ -254,8 +279,9 @@ def check(self:CheckRecord):
     platform = get_platform(self.params.platform)
     single = self.params.cores == 1   # a sharded run_py pins its own workers
     timeout = self.params.timeout_s
-    run = run_script(self.row['run_py'], [], env=platform.pin_env(platform.visible_cores()[:1], threads=len(os.sched_getaffinity(0))) if single else {},
-                     timeout_s=timeout + (0 if single else 120))
+    env = self.run_env()
+    self.row['machine'] = machine({**os.environ, **env})   # the compile environment run_py itself runs with
+    run = run_script(self.row['run_py'], [], env=env, timeout_s=timeout + (0 if single else 120))
     r = run['result']
     if r is None:
         stage, error = script_failure(run, timeout)
@@ -453,10 +479,16 @@ def save(self:CheckRecord) -> dict:
 
 @patch
 def summary(self:CheckRecord) -> dict:
-    "The row's headline fields, for the end of the notebook."
+    "The row's headline fields, for the end of the notebook: times and sizes as people read them (the row keeps the numbers)."
+    from trn_compat.catalog import fmt_bytes, fmt_s
     keys = ('model_id', 'revision', 'task', 'architecture', 'status', 'stage', 'reason', 'match', 'first_divergence', 'ref_margin',
             'excused_steps', 'excused_max_margin', 'mismatch_step', 'repeat_identical',
             'cores', 'dtype', 'compile_backend', 'compile_cache', 'graphs_compiled', 'load_time_s', 'compile_time_s', 'decode_time_s',
             'wall_time_s', 'peak_device_memory_bytes', 'peak_host_rss_bytes', 'reference_reused', 'judge_reused', 'generated_text',
             'run_id', 'notebook')
-    return {k: self.row[k] for k in keys}
+    def shown(k, v):
+        if k.endswith('_time_s'): return fmt_s(v) or None
+        if k == 'peak_device_memory_bytes' and v is None and self.row['status'] in ('pass', 'fail'):
+            return f'none: {self.row["platform"]} has no device memory'
+        return (fmt_bytes(v) or None) if k.endswith('_bytes') else v
+    return {k: shown(k, self.row[k]) for k in keys}

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .cache import fetch_command
-from .catalog import Catalog, fmt_bytes, fmt_s, result_text, version_key
+from .catalog import Catalog, fmt_bytes, fmt_s, memory_text, result_text, version_key
 from .guards import shown_text
 from .results import VersionPair
 from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
@@ -74,7 +74,7 @@ A pass proves that, on this stack, and nothing more: not throughput, not long ge
 <label>transformers <select name="transformers" id="transformers">{% for x in transformers %}<option {% if pair and x == pair.transformers %}selected{% endif %}>{{ x }}</option>{% endfor %}</select></label>
 <noscript><button>show</button></noscript></form>
 <p id="count">{{ count_line }}</p>{% if note %}<p class="caveat">{{ note }}</p>{% endif %}{% for r in refused %}<p class="caveat refused">{{ r }}</p>{% endfor %}
-<table><thead><tr><th>model</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak device memory</th><th>note</th></tr></thead>
+<table><thead><tr><th>model</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak memory</th><th>note</th></tr></thead>
 <tbody id="rows">{% for r in rows %}<tr><td>{% if r.link %}<a href="{{ r.link }}">{{ r.model_id }}</a>{% else %}{{ r.model_id }}{% endif %}</td>
 <td class="{{ r.css }}">{{ r.result }}</td><td>{{ r.cores_text }}</td><td>{{ r.wall }}</td><td>{{ r.memory }}</td><td>{{ r.note_text }}</td></tr>{% endfor %}</tbody></table>
 <p><a href="/plots?platform={{ pair.platform if pair else '' }}">plots across version pairs</a></p>
@@ -128,7 +128,7 @@ DETAIL = """<!doctype html><html><head><meta charset="utf-8"><title>{{ row.model
 PLOTS = """<!doctype html><html><head><meta charset="utf-8"><title>trn-compat plots</title><style>{{ style }}</style></head><body>
 <p><a href="/">back</a></p><h1>Across version pairs ({{ platform }})</h1>
 <h2>Pass rate</h2><img src="/plot/pass_rate.svg?platform={{ platform }}" alt="pass rate per version pair">
-<h2>Compile time and peak device memory</h2><img src="/plot/models.svg?platform={{ platform }}" alt="compile time and peak memory per model">
+<h2>Compile time and peak memory</h2><img src="/plot/models.svg?platform={{ platform }}" alt="compile time and peak memory per model">
 </body></html>"""
 
 CAVEAT = ('A pass proves what the check did and nothing more: 32 greedy tokens of one prompt on this stack. It says nothing about '
@@ -154,7 +154,7 @@ def listing(cat:Catalog, q) -> dict:
     for r in data['rows']:
         r['result'], r['css'] = result_text(r)
         r['cores_text'] = f'{r["cores"]} {r.get("parallelism") or ""}'.strip() if r.get('cores') else ''
-        r['wall'], r['memory'] = fmt_s(r.get('wall_time_s')), fmt_bytes(r.get('peak_device_memory_bytes'))
+        r['wall'], r['memory'] = fmt_s(r.get('wall_time_s')), memory_text(r)
         r['note_text'] = r.get('note') or r.get('error') or ''
         if pair and r['status'] not in ('untested', 'left out'):
             r['link'] = '/model?' + urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers,
@@ -216,7 +216,7 @@ def create_app(results:str|Path='results', # the result store to show
                  ('match', row['match']), ('first divergence', row['first_divergence']), ('cores', f'{row["cores"]} {row["parallelism"] or ""}'),
                  ('dtype', row['dtype']), ('compile backend', row['compile_backend']), ('wall time with compilation', fmt_s(row['wall_time_s'])),
                  ('load', fmt_s(row['load_time_s'])), ('compile', fmt_s(row['compile_time_s'])), ('steady 32-token decode', fmt_s(row['decode_time_s'])),
-                 ('compile cache', row['compile_cache']), ('peak device memory', fmt_bytes(row['peak_device_memory_bytes'])),
+                 ('compile cache', row['compile_cache']), ('peak device memory', fmt_bytes(row['peak_device_memory_bytes']) or f'none: {row["platform"]} has no device memory'),
                  ('peak host RSS', fmt_bytes(row['peak_host_rss_bytes'])), ('CPU reference reused', row['reference_reused']),
                  ('judge', f'{row["judge_model"]}: score {row["judge_score"]}' if row['judge_model'] else None),
                  ('revision', row['revision']), ('instance type', row['instance_type']), ('run id', row['run_id']),

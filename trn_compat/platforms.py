@@ -148,10 +148,10 @@ class Platform:
         "Environment that pins a worker to `cores`, set before the device runtime starts."
         raise NotImplementedError
     def synchronize(self): "Wait for queued device work."
-    def reset_peak_memory(self): "Start a new device-memory peak."; reset_peak_rss()
-    def peak_memory(self) -> int:
-        "Peak device memory in bytes since the last reset, read after a synchronize."
-        self.synchronize(); return peak_rss()
+    def reset_peak_memory(self): "Start new memory peaks: the host's RSS, and the device's where there is one."; reset_peak_rss()
+    def peak_memory(self) -> int|None:
+        "Peak device memory in bytes since the last reset, read after a synchronize; None where there is no device memory (CPU)."
+        return None   # the host's RSS is a column of its own (peak_host_rss_bytes), never passed off as device memory
     def cache_dir(self) -> str|None:
         "Folder of the compile cache (the cache env var, else the backend's default)."
         return os.environ.get(self.cache_env) or self.default_cache_dir()
@@ -179,7 +179,7 @@ def meminfo_bytes(field:str='MemTotal', # a field of /proc/meminfo
     return int(m.group(1)) * 1024
 
 class CpuPlatform(Platform):
-    "The host CPU: each core is a worker process; peak memory is peak RSS."
+    "The host CPU: each core is a worker process; no device memory (the row keeps the host's peak RSS in its own column)."
     name, device, compile_backend, pg_backend, cache_env = 'cpu', 'cpu', COMPILE_BACKENDS['cpu'], 'gloo', 'TORCHINDUCTOR_CACHE_DIR'
     def core_count(self): return len(self.visible_cores())
     def visible_cores(self): return sorted(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else list(range(os.cpu_count()))

@@ -12,7 +12,7 @@ import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt
 
-from .catalog import Catalog, fmt_bytes, fmt_s, result_text
+from .catalog import Catalog, fmt_bytes, fmt_s, memory_text, result_text
 from .protocol import counted
 from .results import VersionPair
 
@@ -59,13 +59,18 @@ def model_figure(cat:Catalog, platform:str='cpu', models:list[str]|None=None):
     "Compile time and peak device memory of `models` across the version pairs of a platform."
     pairs, models = platform_pairs(cat, platform), models or common_models(cat, platform)
     fig, (a, b) = plt.subplots(1, 2, figsize=(max(8, 2.4 * len(pairs)), 4))
+    rows = [{r['model_id']: r for r in cat.rows(p)} for p in pairs]
+    device = any(r['peak_device_memory_bytes'] for by in rows for r in by.values())   # none on CPU: its host RSS, said to be so
+    key, memory = (('peak_device_memory_bytes', 'peak device memory (GiB)') if device else
+                   ('peak_host_rss_bytes', f'peak host RSS (GiB; {platform} has no device memory)'))
     for m in models:
-        by = [{r['model_id']: r for r in cat.rows(p)}.get(m) for p in pairs]
-        xs = [i for i, r in enumerate(by) if r and r['compile_time_s'] is not None]
+        by = [r.get(m) for r in rows]
         label = m if len(m) < 40 else '…' + m[-38:]
+        xs = [i for i, r in enumerate(by) if r and r['compile_time_s'] is not None]
         a.plot(xs, [by[i]['compile_time_s'] for i in xs], marker='o', label=label)
-        b.plot(xs, [(by[i]['peak_device_memory_bytes'] or 0) / 2**30 for i in xs], marker='o', label=label)
-    for ax, title in ((a, 'compile time (s)'), (b, 'peak device memory (GiB)')):
+        xs = [i for i, r in enumerate(by) if r and r[key]]   # only what was measured
+        b.plot(xs, [by[i][key] / 2**30 for i in xs], marker='o', label=label)
+    for ax, title in ((a, 'compile time (s)'), (b, memory)):
         ax.set_xticks(range(len(pairs)), [pair_label(p) for p in pairs], fontsize=7); ax.set_title(title, fontsize=10); ax.set_ylim(bottom=0)
     b.legend(fontsize=7, loc='best')
     fig.suptitle(f'{platform}: per model across version pairs', fontsize=10); fig.tight_layout()
@@ -107,7 +112,7 @@ def lookup_table(rows:list[dict], # rows from `lookup`
     "A terminal table of `lookup` rows, then why each error or failure ended, the evidence notebooks and the fetch commands."
     head = ('model', 'platform', 'compiler', 'transformers', 'result', 'cores', 'wall (with compile)', 'peak memory')
     cells = [head] + [(r['model_id'], r['platform'], f'{r["compiler"]} {r["compiler_version"]}', r['transformers'], result_text(r)[0],
-                       f'{r["cores"] or ""} {r["parallelism"] or ""}'.strip(), fmt_s(r['wall_time_s']), fmt_bytes(r['peak_device_memory_bytes']))
+                       f'{r["cores"] or ""} {r["parallelism"] or ""}'.strip(), fmt_s(r['wall_time_s']), memory_text(r))
                       for r in rows]
     w = [max(len(str(c[i])) for c in cells) for i in range(len(head))]
     table = '\n'.join('  '.join(str(c).ljust(x) for c, x in zip(row, w)).rstrip() for row in cells)

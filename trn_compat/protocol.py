@@ -90,6 +90,21 @@ class CheckRequest:
         "The names a request takes besides the model."
         return tuple(f.name for f in fields(cls) if f.name != 'model')
 
+    def argv(self) -> list[str]:
+        "`trn-compat check`'s arguments for this request: the model, the platform, and each field that is not its default."
+        out = ['check', self.model, '--platform', self.platform]   # always the platform: check's default detects the machine's
+        for f in fields(self):
+            v, flag = getattr(self, f.name), '--' + f.name.removesuffix('_s').replace('_', '-')   # timeout_s: --timeout
+            if f.name in ('model', 'platform') or v == f.default: continue
+            out += [flag] if v is True else [flag, str(v)]
+        return out
+
+    def command(self, results:str|None=None, # the result store, when not the default `results`
+               ) -> str:
+        "The command line that runs this check, as a person types it."
+        import shlex
+        return shlex.join(['trn-compat', *self.argv(), *(['--results', results] if results and results != 'results' else [])])
+
     def params(self) -> CheckParams:
         "The `CheckParams` of a one-core check of this request (the plan sets cores and parallelism)."
         return CheckParams(model=self.model, revision=self.revision, task=self.task, platform=self.platform, dtype=self.dtype,

@@ -23,12 +23,14 @@ from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
 # %% auto #0
-__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'make_row', 'column_table', 'VersionPair', 'slug',
-           'conform', 'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'MACHINE_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'make_row', 'column_table', 'VersionPair',
+           'slug', 'conform', 'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
 ERROR_TYPE = pa.struct([('type', pa.string()), ('message', pa.string()), ('traceback', pa.string())])
+MACHINE_TYPE = pa.struct([('cpu', pa.string()), ('cpus', pa.int64()), ('logical_cpus', pa.int64()), ('memory_bytes', pa.int64()),
+                          ('accelerator', pa.string()), ('os', pa.string()), ('compile_env', pa.list_(pa.string()))])   # stack.machine()
 _s, _i, _f, _ids = pa.string(), pa.int64(), pa.float64(), pa.list_(pa.int64())
 
 SCHEMA = pa.schema([
@@ -57,6 +59,8 @@ SCHEMA = pa.schema([
     ('compile_cache_fetched', pa.list_(_s)), ('compile_cache_rejected', pa.list_(_s)), ('compile_cache_published', pa.list_(_s)),
     # where it ran in a fleet (nbs/20_fleet): the Ray node, and the nodes earlier tries of the same check were lost with
     ('node', _s), ('lost_nodes', pa.list_(_s)),
+    # the machine (nbs/00_stack): CPU, memory, accelerator, OS, and the environment variables that change compilation
+    ('machine', MACHINE_TYPE),
 ])
 KEY = ('model_id', 'task')   # one row per model and task in a version pair's file
 
@@ -102,7 +106,7 @@ COLUMNS = {   # name: (unit, meaning); the README's table of the row is written 
     'compile_time_s': ('s', 'the first, compiling, decode steps'),
     'decode_time_s': ('s', 'the 32-token decode after compilation'),
     'compile_cache': ('', '`cold`, `warm` or `off`: whether compiled graphs were found in the compile cache'),
-    'peak_device_memory_bytes': ('bytes', "peak device memory (`max_memory_allocated`); on CPU, which has none, the process's peak RSS"),
+    'peak_device_memory_bytes': ('bytes', "peak device memory (`max_memory_allocated`); null on CPU, which has no device memory (its host memory is `peak_host_rss_bytes`)"),
     'peak_host_rss_bytes': ('bytes', "peak resident memory of the device run's process"),
     'platform': ('', '`neuron`, `cuda` or `cpu`'),
     'instance_type': ('', 'the EC2 instance type (from DMI), when on EC2'),
@@ -136,6 +140,8 @@ COLUMNS = {   # name: (unit, meaning); the README's table of the row is written 
     'compile_cache_published': ('', 'entries published to it after the check'),
     'node': ('', 'the Ray node the check ran on (fleet sweeps)'),
     'lost_nodes': ('', 'nodes earlier tries of the same check were lost with'),
+    'machine': ('', 'where it ran: CPU model, CPUs it could use and in all, memory (bytes), accelerator, OS, and the environment '
+                'variables of the check that change compilation or threading (`NEURON_*`, `TORCHINDUCTOR_*`, `OMP_NUM_THREADS`, ...)'),
 }
 
 def column_table() -> str:

@@ -10,11 +10,12 @@ import importlib.metadata as metadata
 import importlib.util
 import os
 import platform as pyplatform
+import sys
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['STACK_PACKAGES', 'DMI_DIR', 'HUB_TIMEOUT_S', 'package_version', 'stack_versions', 'pip_freeze', 'instance_type',
-           'detect_platform', 'compiler_of', 'hub_status']
+__all__ = ['STACK_PACKAGES', 'DMI_DIR', 'COMPILE_ENV', 'HUB_TIMEOUT_S', 'package_version', 'stack_versions', 'pip_freeze',
+           'instance_type', 'compile_env', 'machine', 'detect_platform', 'compiler_of', 'hub_status']
 
 # %% ../nbs/00_stack.ipynb #4336dfb7
 STACK_PACKAGES = ('torch', 'torch-neuronx', 'neuronx-cc', 'transformers', 'accelerate', 'tokenizers',
@@ -50,6 +51,35 @@ def instance_type(dmi:Path=DMI_DIR, # folder holding the DMI `sys_vendor` and `p
         product = (dmi/'product_name').read_text().strip()
     except OSError: return None
     return product if vendor == 'Amazon EC2' and product else None
+
+# %% ../nbs/00_stack.ipynb #3e663a9a
+COMPILE_ENV = ('NEURON_', 'XLA_', 'TORCHINDUCTOR_', 'TORCHDYNAMO_', 'TORCH_COMPILE', 'TORCH_LOGS', 'PYTORCH_', 'CUDA_VISIBLE_DEVICES',
+               'OMP_NUM_THREADS', 'MKL_NUM_THREADS')   # prefixes (or names) of the variables that change what is compiled, or how fast
+
+def compile_env(env:dict|None=None, # an environment (None: this process's)
+               ) -> list[str]:
+    "The variables of `env` that change compilation or threading, as sorted `NAME=value` lines, the home folder written `~`."
+    env, home = os.environ if env is None else env, str(Path.home())
+    return sorted(f'{k}={v.replace(home, "~")}' for k, v in env.items() if k.startswith(COMPILE_ENV))
+
+def machine(env:dict|None=None, # the environment the check's process runs with (None: this process's)
+            dev:Path=Path('/dev'), # where the Neuron driver creates `neuron0`, ...
+           ) -> dict:
+    "The machine a check runs on: CPU model, CPUs visible and in all, memory, accelerator, OS, the compile environment."
+    try: cpu = next((l.split(':', 1)[1].strip() for l in Path('/proc/cpuinfo').read_text().splitlines() if l.startswith('model name')), None)
+    except OSError: cpu = None
+    try: memory = int(next(l.split()[1] for l in Path('/proc/meminfo').read_text().splitlines() if l.startswith('MemTotal:'))) * 1024
+    except (OSError, StopIteration, ValueError): memory = None
+    neuron = sorted(dev.glob('neuron[0-9]*'))
+    torch = sys.modules.get('torch')   # never imported here: the check's kernel has it, the command line does not
+    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if torch is not None and torch.cuda.is_available() else []
+    accelerator = (f'{len(neuron)} Neuron device(s)' if neuron else
+                   f'{len(gpus)} x {gpus[0]}' if gpus else 'none')
+    return {'cpu': cpu or pyplatform.processor() or None,
+            'cpus': len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(),
+            'logical_cpus': os.cpu_count(), 'memory_bytes': memory, 'accelerator': accelerator,
+            'os': pyplatform.platform(terse=True), 'compile_env': compile_env(env)}
+
 
 # %% ../nbs/00_stack.ipynb #0e76d1ca
 def detect_platform(dev:Path=Path('/dev'), # where the Neuron driver creates `neuron0`, `neuron1`, ...

@@ -117,13 +117,8 @@ def job_request(job:Job, platform:str, timeout_s:float, check_params:dict) -> Ch
 def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params:dict) -> list[str]:
     "The `trn-compat check` command line of a job, in its version pair's Python: each field of its request that is not the default."
     request = job_request(job, platform, timeout_s, check_params)
-    cmd = [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', 'check', request.model,
-           '--platform', request.platform, '--results', str(results_dir), '--run-id', job.run_id]   # always: check's default detects
-    for f in fields(CheckRequest):
-        v, flag = getattr(request, f.name), '--' + f.name.removesuffix('_s').replace('_', '-')   # timeout_s: --timeout
-        if f.name in ('model', 'platform') or v == f.default: continue
-        cmd += [flag] if v is True else [flag, str(v)]
-    return cmd
+    return [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', *request.argv(),
+            '--results', str(results_dir), '--run-id', job.run_id]
 
 PR_SET_PDEATHSIG = 1
 
