@@ -18,7 +18,7 @@ from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, se
 
 # %% auto #0
 __all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK', 'view_items', 'public',
-           'pair_from', 'listing', 'notebook_html', 'create_app']
+           'pair_from', 'machine_text', 'listing', 'notebook_html', 'create_app']
 
 # %% ../nbs/14_explorer.ipynb #71c353f4
 EXPLORER_VIEWS = ('selected', 'trending', 'downloads', 'tested')
@@ -143,6 +143,13 @@ def pair_from(cat:Catalog, q) -> VersionPair|None:
             return p
     return pairs[-1] if pairs else None
 
+def machine_text(m:dict|None) -> str|None:
+    "A row's machine in one line: CPU, CPUs, memory, accelerator, OS, and the compile environment."
+    if not m: return None
+    env = ', '.join(m.get('compile_env') or []) or 'no compile variables set'
+    return (f'{m.get("cpu") or "CPU unknown"}, {m.get("cpus")} of {m.get("logical_cpus")} CPUs, {fmt_bytes(m.get("memory_bytes")) or "memory unknown"}, '
+            f'accelerator {m.get("accelerator") or "unknown"}, {m.get("os") or ""}; {env}')
+
 def listing(cat:Catalog, q) -> dict:
     "The list page's data for query parameters `q`: rows ready to show, and a count line."
     from urllib.parse import urlencode
@@ -220,7 +227,7 @@ def create_app(results:str|Path='results', # the result store to show
                  ('peak host RSS', fmt_bytes(row['peak_host_rss_bytes'])), ('CPU reference reused', row['reference_reused']),
                  ('judge', f'{row["judge_model"]}: score {row["judge_score"]}' if row['judge_model'] else None),
                  ('revision', row['revision']), ('instance type', row['instance_type']), ('run id', row['run_id']),
-                 ('finished', row['finished_at'])]
+                 ('machine', machine_text(row['machine'])), ('finished', row['finished_at'])]
         cache_text = (f'Compiled with {row["compile_backend"]} by {pair.compiler} {pair.compiler_version}; compile cache {row["compile_cache"] or "not recorded"}'
                  + (f' in {row["compile_cache_dir"]}' if row['compile_cache_dir'] else '')
                  + (f', {len(row["compile_cache_keys"])} entries recorded for {pair.platform}/{pair.compiler}-{pair.compiler_version}/{row["compile_cache_setting"]}.'

@@ -52,7 +52,7 @@ def instance_type(dmi:Path=DMI_DIR, # folder holding the DMI `sys_vendor` and `p
     except OSError: return None
     return product if vendor == 'Amazon EC2' and product else None
 
-# %% ../nbs/00_stack.ipynb #3e663a9a
+# %% ../nbs/00_stack.ipynb #224762d9
 COMPILE_ENV = ('NEURON_', 'XLA_', 'TORCHINDUCTOR_', 'TORCHDYNAMO_', 'TORCH_COMPILE', 'TORCH_LOGS', 'PYTORCH_', 'CUDA_VISIBLE_DEVICES',
                'OMP_NUM_THREADS', 'MKL_NUM_THREADS')   # prefixes (or names) of the variables that change what is compiled, or how fast
 
