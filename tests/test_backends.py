@@ -2,6 +2,8 @@
 error at stage compile (both through the real CLI and papermill). A compiler that is right for a few
 decode steps and then takes a token the reference ranks far down fails at exactly that step, for
 every step it may start at."""
+import nbformat
+
 from compile_backends import STEPS
 from conftest import cli, rows
 from trn_compat.check import CheckParams, run_check, run_reference
@@ -19,6 +21,11 @@ def test_corrupting_backend_fails_at_first_decode_step(models, tmp_path):
     assert row['generated_ids'][:1] == row['reference_ids'][:1] and row['generated_ids'][1] != row['reference_ids'][1]
     assert row['ref_margin'] > 0 and 'first divergence at step 1' in res.stdout
     assert (row['mismatch_step'], row['excused_steps']) == (1, 0) and 'mismatch at step 1' in res.stdout
+    # the evidence shows the divergence as a table: the step, both tokens decoded, and the reference's top 5 there
+    shown = ''.join(o.get('text', '') for c in nbformat.read(tmp_path/row['notebook'], as_version=4).cells for o in c.get('outputs', []))
+    table = shown[shown.index('step  device token'):].splitlines()
+    assert table[1].split()[0] == '1' and table[1].rstrip().endswith('MISMATCH') and table[2].lstrip().startswith('reference top 5: '), table[:3]
+    assert len(table[2].split(', ')) == 5, table[2]
 
 
 def test_raising_backend_is_a_compile_error(models, tmp_path):

@@ -248,11 +248,12 @@ def step_scores(scores:list, # the score vector at each step
                 ids:list[int], # the token taken at each step
                 tok, # the tokenizer, to show tokens as text
                ) -> dict:
-    "Per step: the taken token and its score, the top-1 token and score, the top-2 score; tokens also as text."
-    top = [torch.topk(s.float(), 2) for s in scores]
+    "Per step: the taken token and its score, the top-1 token and score, the top-2 score, the top 5; tokens also as text."
+    top = [torch.topk(s.float(), min(5, s.numel())) for s in scores]
     return dict(tokens=list(ids), token_scores=[float(s[i]) for s, i in zip(scores, ids)],
                 top1_ids=[int(t.indices[0]) for t in top], top1=[float(t.values[0]) for t in top], top2=[float(t.values[1]) for t in top],
-                token_texts=[tok.decode([i]) for i in ids], top1_texts=[tok.decode([int(t.indices[0])]) for t in top])
+                token_texts=[tok.decode([i]) for i in ids], top1_texts=[tok.decode([int(t.indices[0])]) for t in top],
+                top5=[[[tok.decode([int(i)]), float(v)] for i, v in zip(t.indices, t.values)] for t in top])
 
 def run_reference(p:CheckParams, # the check whose reference this is
                   score:list[list[int]]|None=None, # device sequences to score, teacher-forced

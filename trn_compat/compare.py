@@ -51,12 +51,13 @@ class Comparison:
         return max((s['margin'] for s in self.excused), default=None)
 
     def table(self) -> str:
-        "The steps where the device's token is not the reference's top-1: both tokens, both scores, the gap, the tolerance."
+        "The steps where the device's token is not the reference's top-1: both tokens, both scores, the gap, the tolerance, the reference's top 5."
         show = lambda text, i: f'{text!r} ({i})'
         lines = [f'{"step":>4}  {"device token":<24} {"ref. score":>10}  {"reference top-1":<24} {"ref. score":>10}  {"gap":>9}  {"tolerance":>9}']
         for s in self.excused + ([self.mismatch] if self.mismatch else []):
             lines.append(f'{s["step"]:>4}  {show(s["text"], s["token"]):<24} {s["score"]:>10.5g}  {show(s["ref_text"], s["ref_token"]):<24} '
                          f'{s["ref_score"]:>10.5g}  {s["margin"]:>9.4g}  {s["tolerance"]:>9.4g}  ' + ('excused' if s is not self.mismatch else 'MISMATCH'))
+            if s.get('top5'): lines.append(f'{"":>6}reference top 5: ' + ', '.join(f'{t!r} {v:.5g}' for t, v in s['top5']))
         return '\n'.join(lines)
 
     def explain(self) -> str:
@@ -78,7 +79,8 @@ def divergent_step(i:int, steps:dict, dtype:str) -> dict:
     ref = steps['top1'][i]
     return dict(step=i, token=steps['tokens'][i], text=steps['token_texts'][i], score=steps['token_scores'][i],
                 ref_token=steps['top1_ids'][i], ref_text=steps['top1_texts'][i], ref_score=ref,
-                margin=ref - steps['token_scores'][i], tolerance=tie_tolerance(ref, dtype))
+                margin=ref - steps['token_scores'][i], tolerance=tie_tolerance(ref, dtype),
+                top5=steps['top5'][i] if 'top5' in steps else None)   # a reference kept from before top-5 was recorded has none
 
 def compare_steps(device_ids:list[int], # tokens the device generated
                   steps:dict, # the reference's scores of exactly that sequence (`check.step_scores`)
