@@ -11,6 +11,7 @@ import functools
 import inspect
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,8 +38,8 @@ from .source import CheckInputError, SkipCheck, inspect_model
 from .stack import instance_type, machine, pip_freeze, stack_versions
 
 # %% auto #0
-__all__ = ['module_body', 'script_source', 'run_script', 'PlatformUnavailable', 'CheckKilled', 'CheckTimeout', 'NotBuilt',
-           'script_failure', 'step', 'now', 'host_holds', 'CheckRecord']
+__all__ = ['WARNING_LINE', 'module_body', 'script_source', 'tidy_paths', 'show_collapsed', 'run_script', 'PlatformUnavailable',
+           'CheckKilled', 'CheckTimeout', 'NotBuilt', 'script_failure', 'step', 'now', 'host_holds', 'CheckRecord']
 
 # %% ../nbs/09_evidence.ipynb #9903f15a
 def module_body(module) -> str:
@@ -83,13 +84,33 @@ if __name__ == '__main__':
 '''
 
 # %% ../nbs/09_evidence.ipynb #5fca50a5
+WARNING_LINE = re.compile(r'^(\S+\.py:\d+: \w*Warning: |[WE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.py:\d+\] )')   # warnings.warn; torch's logging
+
+def tidy_paths(text:str, run_dir:str|None=None) -> str:
+    "`text` without this machine's paths: a library's file from its package on, the run's folder as `.`, the home folder as `~`."
+    text = re.sub(r'/\S*?/(?:site|dist)-packages/', '', text)
+    if run_dir: text = text.replace(str(run_dir) + '/', '').replace(str(run_dir), '.')
+    return text.replace(sys.prefix, '<venv>').replace(str(Path.home()), '~')
+
+def show_collapsed(title:str, text:str):
+    "Show `text` folded under `title` in a notebook (an HTML <details>), printed where there is no notebook."
+    try:
+        from IPython import get_ipython
+        from IPython.display import HTML, display
+        if get_ipython() is not None:
+            import html
+            return display(HTML(f'<details><summary>{html.escape(title)}</summary><pre>{html.escape(text)}</pre></details>'))
+    except ImportError: pass
+    print(f'{title}:\n{text}')
+
 def run_script(source:str, # the script
                args:list[str], # its command-line arguments
                env:dict|None=None, # extra environment variables
                timeout_s:float=3600, # kill it after this many seconds
                echo:bool=True, # print its output as it comes
               ) -> dict:
-    "Run `source` as a Python script; its result JSON, exit code, last stage, and whether it timed out."
+    """Run `source` as a Python script; its result JSON, exit code, last stage, whether it timed out, and the warnings libraries
+    printed (kept apart, without machine paths, and shown folded at the end instead of among the steps)."""
     with tempfile.TemporaryDirectory(prefix='trn-compat-') as d:
         script, out = Path(d)/'run.py', Path(d)/'result.json'
         script.write_text(source)
@@ -102,11 +123,15 @@ def run_script(source:str, # the script
             try: os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError: pass
         timer = threading.Timer(timeout_s, kill); timer.start()
-        stage, tail = None, []
+        stage, tail, warned, in_warning = None, [], [], False
         try:
             for line in proc.stdout:
                 if line.startswith('[trn-compat] stage '): stage = line.split()[-1]
-                if echo and '\r' not in line: print(line, end='')
+                if WARNING_LINE.match(line) or (in_warning and line[:1] in (' ', '\t')):   # a warning and its indented lines
+                    in_warning = True; warned.append(tidy_paths(line, d))
+                else:
+                    in_warning = False
+                    if echo and '\r' not in line: print(line, end='')
                 tail = (tail + [line])[-50:]
             proc.wait()
         finally:
@@ -114,7 +139,9 @@ def run_script(source:str, # the script
             try: os.killpg(proc.pid, signal.SIGKILL)  # nothing the script started outlives it
             except ProcessLookupError: pass
         result = json.loads(out.read_text()) if out.exists() else None
-    return dict(result=result, returncode=proc.returncode, stage=stage, timed_out=timed_out.is_set(), tail=''.join(tail))
+    warnings = [w for w in ''.join(warned).splitlines() if w.strip()]
+    if echo and warnings: show_collapsed(f'{sum(bool(WARNING_LINE.match(w)) for w in warnings)} warning(s) from libraries', '\n'.join(warnings))
+    return dict(result=result, returncode=proc.returncode, stage=stage, timed_out=timed_out.is_set(), tail=''.join(tail), warnings=warnings)
 
 # %% ../nbs/09_evidence.ipynb #17c66e66
 class PlatformUnavailable(CheckInputError): "The platform asked for is not on this machine."
