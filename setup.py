@@ -36,7 +36,7 @@ setuptools.setup(
     url=cfg['git_url'],
     packages=setuptools.find_packages(include=['trn_compat', 'trn_compat.*']),
     include_package_data=True,
-    package_data={'trn_compat': ['data/*.jsonl', 'data/*.json']},
+    package_data={'trn_compat': ['data/*.jsonl', 'data/*.json', 'data/*.toml']},
     install_requires=requirements,
     extras_require={'dev': dev_requirements + ray_requirements, 'ray': ray_requirements},
     data_files=[('share/trn-compat', templates)],

@@ -19,8 +19,9 @@ from .views import VIEWS
 # %% auto #0
 __all__ = ['CACHE_ENV', 'EXIT_CODES', 'COMMANDS', 'first_line', 'verdict_line', 'exit_code', 'summary_table', 'Help', 'parser',
            'views_command', 'sweep_command', 'store_catalog', 'serve_command', 'lookup_command', 'plot_command',
-           'diff_command', 'forget_command', 'publish_command', 'cache_url', 'cache_command', 'same_compiler',
-           'tiny_command', 'doctor_command', 'judge_command', 'plan_command', 'check_command', 'demo_command', 'main']
+           'diff_command', 'triage_command', 'forget_command', 'publish_command', 'cache_url', 'cache_command',
+           'same_compiler', 'tiny_command', 'doctor_command', 'judge_command', 'plan_command', 'check_command',
+           'demo_command', 'main']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def first_line(text:str, n:int=300) -> str:
@@ -158,6 +159,12 @@ def parser() -> argparse.ArgumentParser:
     diff.add_argument('b', help='the other version pair')
     diff.add_argument('--threshold', type=float, default=0.2, help='relative change to report')
     diff.add_argument('--json', action='store_true', help='the changes as JSON')
+    triage = command('triage', "a version pair's failures grouped by cause, largest first: known issue, new or still against the "
+                     'pair before, first and last seen, the models, a traceback, the repro', store)
+    triage.add_argument('--pair', default=None, help='the version pair: its file name or a unique part of it; default: the newest (Neuron first)')
+    triage.add_argument('--rules', default=None, metavar='FILE', help="known issues (TOML); default: the package's known_issues.toml")
+    triage.add_argument('--repro', default=None, metavar='KEY', help="print the run_py of a group's smallest model (KEY from the listing); default: the listing")
+    triage.add_argument('--json', action='store_true', help='the groups as JSON')
     forget = command('forget', "remove a model's rows, and the evidence notebooks they name, from a result store (a mistyped id, "
                      'a check not to keep; exit status 1: it has no row)', store)
     forget.add_argument('model', help='the model id exactly as its rows hold it (lookup shows it)')
@@ -328,6 +335,23 @@ def diff_command(args) -> int:
     d = plots.diff_pairs(cat, a, b, args.threshold)
     print(json.dumps(d, indent=1) if args.json else plots.diff_text(d)); return 0
 
+def triage_command(args) -> int:
+    "`trn-compat triage`: 2 for a bad rules file or pair; 1 when --repro names no group."
+    import json
+    from trn_compat import plots
+    from trn_compat.triage import load_rules, repro_of, triage, triage_text
+    if (cat := store_catalog(args)) is None: return 2
+    try:
+        pair = plots.resolve_pair(cat, args.pair) if args.pair else None
+        t = triage(cat, pair, load_rules(args.rules))
+    except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
+    if args.repro:
+        g = next((g for g in t.groups + t.fixed if g.signature.key == args.repro), None)
+        if g is None: print(f'error: no group {args.repro!r} in {t.pair.platform}/{t.pair.name}', file=sys.stderr); return 1
+        src = repro_of(cat, t.pair if g in t.groups else t.previous, g)
+        print(src if src else f'# {g.models[0]} has no run_py (it ended before the script was written)'); return 0
+    print(json.dumps(t.to_dict(), indent=1, default=str) if args.json else triage_text(t)); return 0
+
 def forget_command(args) -> int:
     "`trn-compat forget`: 1 when the model has no row there."
     from trn_compat import plots
@@ -464,7 +488,8 @@ def demo_command(args) -> int:
 
 COMMANDS = {'check': check_command, 'sweep': sweep_command, 'serve': serve_command, 'lookup': lookup_command, 'plot': plot_command,
             'diff': diff_command, 'publish': publish_command, 'views': views_command, 'judge': judge_command, 'doctor': doctor_command,
-            'demo': demo_command, 'plan': plan_command, 'cache': cache_command, 'tiny': tiny_command, 'forget': forget_command}
+            'demo': demo_command, 'plan': plan_command, 'cache': cache_command, 'tiny': tiny_command, 'forget': forget_command,
+            'triage': triage_command}
 
 def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command: parse, then run the command's function."

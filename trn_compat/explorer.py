@@ -17,8 +17,8 @@ from .results import VersionPair
 from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
 
 # %% auto #0
-__all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK', 'view_items', 'public',
-           'pair_from', 'machine_text', 'listing', 'notebook_html', 'create_app']
+__all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'FAILURES', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK', 'view_items',
+           'public', 'pair_from', 'machine_text', 'listing', 'notebook_html', 'create_app']
 
 # %% ../nbs/14_explorer.ipynb #71c353f4
 EXPLORER_VIEWS = ('selected', 'trending', 'downloads', 'tested')
@@ -77,7 +77,8 @@ A pass proves that, on this stack, and nothing more: not throughput, not long ge
 <table><thead><tr><th>model</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak memory</th><th>note</th></tr></thead>
 <tbody id="rows">{% for r in rows %}<tr><td>{% if r.link %}<a href="{{ r.link }}">{{ r.model_id }}</a>{% else %}{{ r.model_id }}{% endif %}</td>
 <td class="{{ r.css }}">{{ r.result }}</td><td>{{ r.cores_text }}</td><td>{{ r.wall }}</td><td>{{ r.memory }}</td><td>{{ r.note_text }}</td></tr>{% endfor %}</tbody></table>
-<p><a href="/plots?platform={{ pair.platform if pair else '' }}">plots across version pairs</a></p>
+<p><a href="/plots?platform={{ pair.platform if pair else '' }}">plots across version pairs</a>{% if pair %} ·
+<a id="failures-link" href="/failures?platform={{ pair.platform }}&compiler={{ pair.compiler_version }}&transformers={{ pair.transformers }}">failures of this pair, grouped by cause</a>{% endif %}</p>
 <script>
 const f = document.getElementById('f'), tbody = document.getElementById('rows'), count = document.getElementById('count');
 let seq = 0;
@@ -123,6 +124,23 @@ DETAIL = """<!doctype html><html><head><meta charset="utf-8"><title>{{ row.model
 <h2>Stack</h2><table>{% for k, v in versions %}<tr><th>{{ k }}</th><td>{{ v or 'absent' }}</td></tr>{% endfor %}</table>
 <details><summary>{{ packages|length }} installed packages</summary><pre>{{ packages|join('\n') }}</pre></details>
 <h2>Evidence notebook</h2>{% if notebook %}<iframe id="notebook" src="/notebook?{{ query }}" sandbox></iframe>{% else %}<p>No notebook in this store for this row.</p>{% endif %}
+</body></html>"""
+
+FAILURES = """<!doctype html><html><head><meta charset="utf-8"><title>trn-compat failures</title><style>{{ style }}</style></head><body>
+<p><a href="/?{{ back }}">back</a></p><h1>Failures by cause</h1>
+<p>{{ pair.platform }} · {{ pair.compiler }} {{ pair.compiler_version }} · transformers {{ pair.transformers }}:
+{{ total }} failing checks in {{ groups|length }} group(s){% if previous %}, against {{ previous }}{% endif %}. A group is the failures that share a
+signature: stage, exception type, the innermost frame in the compiler, torch or transformers, and the message with numbers, paths,
+shapes and names taken out. The smallest model's <code>run_py</code> is the repro to send.</p>
+{% for g in groups %}<details class="group" id="g-{{ g.key }}"><summary><b>[{{ g.state }}]</b> {{ g.count }} model(s){% if g.downloads %}, {{ g.downloads }} downloads{% endif %}:
+{{ g.title }}{% if g.known %} <span class="known">known: {{ g.known.title }}</span>{% endif %}</summary>
+{% if g.known %}<p>{{ g.known.explanation }}{% if g.known.fixed_in %} Fixed in {{ g.known.fixed_in }}.{% endif %}{% if g.known.link %} <a href="{{ g.known.link }}">{{ g.known.link }}</a>{% endif %}</p>{% endif %}
+<p>{% if g.frame %}raised in <code>{{ g.frame }}</code>; {% endif %}seen {{ g.first_seen }}{% if g.last_seen != g.first_seen %} to {{ g.last_seen }}{% endif %}</p>
+<ul>{% for m in g.links %}<li><a href="{{ m.link }}">{{ m.model_id }}</a></li>{% endfor %}</ul>
+{% if g.traceback %}<pre>{{ g.traceback }}</pre>{% endif %}
+{% if g.repro %}<p>Repro: the <code>run_py</code> of {{ g.repro_model }}</p><pre class="repro">{{ g.repro }}</pre>{% endif %}</details>
+{% else %}<p>No failures in this pair.</p>{% endfor %}
+{% if fixed %}<h2>No longer failing this way</h2><ul>{% for g in fixed %}<li>[fixed] {{ g.count }} model(s): {{ g.title }}</li>{% endfor %}</ul>{% endif %}
 </body></html>"""
 
 PLOTS = """<!doctype html><html><head><meta charset="utf-8"><title>trn-compat plots</title><style>{{ style }}</style></head><body>
@@ -194,7 +212,7 @@ def create_app(results:str|Path='results', # the result store to show
     from starlette.routing import Route
     cat = Catalog(results)
     env = jinja2.Environment(autoescape=True)
-    index_t, detail_t, plots_t = env.from_string(INDEX), env.from_string(DETAIL), env.from_string(PLOTS)
+    index_t, detail_t, plots_t, failures_t = env.from_string(INDEX), env.from_string(DETAIL), env.from_string(PLOTS), env.from_string(FAILURES)
 
     async def index(request):
         q = dict(request.query_params); d = listing(cat, q); pairs = cat.pairs()
@@ -219,7 +237,9 @@ def create_app(results:str|Path='results', # the result store to show
         pair, row, q = found(request)
         if row is None: return PlainTextResponse('no such row in this store', status_code=404)
         result, css = result_text(row)
-        facts = [('result', result), ('stage', row['stage']), ('reason', row['reason']), ('criterion', row['criterion']),
+        from trn_compat.triage import known_issue, load_rules, signature
+        known = known_issue(signature(row), load_rules())
+        facts = [('result', result), ('known issue', f'{known.title}' + (f' ({known.link})' if known.link else '') if known else None), ('stage', row['stage']), ('reason', row['reason']), ('criterion', row['criterion']),
                  ('match', row['match']), ('first divergence', row['first_divergence']), ('cores', f'{row["cores"]} {row["parallelism"] or ""}'),
                  ('dtype', row['dtype']), ('compile backend', row['compile_backend']), ('wall time with compilation', fmt_s(row['wall_time_s'])),
                  ('load', fmt_s(row['load_time_s'])), ('compile', fmt_s(row['compile_time_s'])), ('steady 32-token decode', fmt_s(row['decode_time_s'])),
@@ -259,6 +279,24 @@ def create_app(results:str|Path='results', # the result store to show
         return HTMLResponse(notebook_html(str(path), path.stat().st_mtime_ns),
                             headers={'Content-Security-Policy': 'sandbox; default-src \'none\'; style-src \'unsafe-inline\'; img-src data:'})
 
+    async def failures(request):
+        from trn_compat.triage import repro_of, triage
+        q = dict(request.query_params); pair = pair_from(cat, q)
+        if pair is None: return PlainTextResponse('no such version pair in this store', status_code=404)
+        t = triage(cat, pair)
+        groups = []
+        for g in t.groups:
+            d = g.to_dict()
+            d['frame'], d['traceback'] = g.signature.frame, shown_text(d['traceback']) if d['traceback'] else None
+            d['repro'] = shown_text(src) if (src := repro_of(cat, pair, g)) else None
+            d['links'] = [dict(model_id=r['model_id'], link='/model?' + urlencode(dict(platform=pair.platform, compiler=pair.compiler_version,
+                          transformers=pair.transformers, model=r['model_id'], task=r['task']))) for r in g.rows]
+            groups.append(d)
+        return HTMLResponse(failures_t.render(style=STYLE, pair=pair, groups=groups, total=sum(g['count'] for g in groups),
+                                              previous=f'{t.previous.platform}/{t.previous.name}' if t.previous else None,
+                                              fixed=[g.to_dict() for g in t.fixed],
+                                              back=urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers))))
+
     async def plots_page(request):
         return HTMLResponse(plots_t.render(style=STYLE, platform=request.query_params.get('platform') or (cat.pairs()[-1].platform if cat.pairs() else 'cpu')))
 
@@ -270,4 +308,5 @@ def create_app(results:str|Path='results', # the result store to show
         return Response(svg(fig), media_type='image/svg+xml')
 
     return Starlette(routes=[Route('/', index), Route('/api/rows', api_rows), Route('/model', model), Route('/run_py', run_py),
-                             Route('/notebook', notebook), Route('/plots', plots_page), Route('/plot/{kind}.svg', plot)])
+                             Route('/notebook', notebook), Route('/plots', plots_page), Route('/plot/{kind}.svg', plot),
+                             Route('/failures', failures)])

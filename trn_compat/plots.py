@@ -97,13 +97,15 @@ def lookup(cat:Catalog, name:str, # any part of a model id, any case
           ) -> list[dict]:
     "Rows whose model id contains `name`, in every matching version pair, newest pair first, each with its fetch command."
     from trn_compat.cache import fetch_command
-    out = []
+    from trn_compat.triage import known_issue, load_rules, signature
+    rules, out = load_rules(), []
     for p in reversed(cat.pairs()):
         if compiler not in (None, p.compiler_version) or transformers not in (None, p.transformers): continue
         for r in cat.search(p, name):
             out.append({k: v for k, v in r.items() if not k.startswith('_')} | dict(platform=p.platform, compiler=p.compiler,
                        compiler_version=p.compiler_version, transformers=p.transformers,
-                       fetch_command=fetch_command(cat.row(p, r['model_id'], r['task']) or {}, cache)))
+                       fetch_command=fetch_command(cat.row(p, r['model_id'], r['task']) or {}, cache),
+                       known=(k.title if (k := known_issue(signature(r), rules)) else None)))
     return out
 
 def lookup_table(rows:list[dict], # rows from `lookup`
@@ -118,7 +120,7 @@ def lookup_table(rows:list[dict], # rows from `lookup`
     table = '\n'.join('  '.join(str(c).ljust(x) for c, x in zip(row, w)).rstrip() for row in cells)
     where = lambda r: f'{r["model_id"]} ({r["compiler"]} {r["compiler_version"]}, transformers {r["transformers"]})'
     why = [f'  {where(r)}: {r["error"]["type"]}: {(r["error"]["message"] or "").strip().splitlines()[0][:300] if r["error"]["message"] else ""}'
-           for r in rows if r.get('error') and r['status'] in ('fail', 'error')]
+           + (f'\n    known: {r["known"]}' if r.get('known') else '') for r in rows if r.get('error') and r['status'] in ('fail', 'error')]
     notebooks = [f'  {where(r)}: {Path(root)/r["notebook"] if root else r["notebook"]}' for r in rows if r.get('notebook')]
     fetch = [f'  {r["fetch_command"]}' for r in rows if r.get('fetch_command')]
     return table + ''.join(f'\n\n{title}:\n' + '\n'.join(lines) for title, lines in (
@@ -151,9 +153,13 @@ def diff_pairs(cat:Catalog, a:VersionPair, b:VersionPair, threshold:float=0.2, m
             if x and y and abs(y - x) >= floor and abs(y - x) / x > threshold:
                 out.append(dict(model_id=m, task=t, before=x, after=y, ratio=y / x))
         return sorted(out, key=lambda d: -abs(d['ratio'] - 1))
+    from trn_compat.triage import failure_rows, group_rows
+    ga, gb = ({g.signature: g for g in group_rows(failure_rows(cat, p))} for p in (a, b))
+    group = lambda g: dict(key=g.signature.key, title=g.signature.title(), models=g.models)
     return dict(a=f'{a.platform}/{a.name}', b=f'{b.platform}/{b.name}', status=status, compile_time=moved('compile_time_s', min_s),
                 peak_memory=moved('peak_device_memory_bytes', min_bytes), only_a=sorted(m for m, t in set(ra) - set(rb)),
-                only_b=sorted(m for m, t in set(rb) - set(ra)))
+                only_b=sorted(m for m, t in set(rb) - set(ra)),
+                groups_appeared=[group(g) for s, g in gb.items() if s not in ga], groups_gone=[group(g) for s, g in ga.items() if s not in gb])
 
 def diff_text(d:dict) -> str:
     "A diff as plain text tables."
@@ -162,5 +168,7 @@ def diff_text(d:dict) -> str:
     for key, unit, scale in (('compile_time', 's', 1), ('peak_memory', 'GiB', 2**30)):
         lines += ['', f'{key.replace("_", " ")} changed ({len(d[key])}):']
         lines += [f'  {x["model_id"]}: {x["before"] / scale:.2f} -> {x["after"] / scale:.2f} {unit} (x{x["ratio"]:.2f})' for x in d[key]]
+    for key, what in (('groups_appeared', 'failure groups that appeared'), ('groups_gone', 'failure groups gone')):
+        if d.get(key): lines += ['', f'{what} ({len(d[key])}; trn-compat triage):'] + [f'  {g["title"]}: {", ".join(g["models"])}' for g in d[key]]
     if d['only_a'] or d['only_b']: lines += ['', f'only in the first: {len(d["only_a"])}; only in the second: {len(d["only_b"])}']
     return '\n'.join(lines)
