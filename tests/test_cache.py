@@ -55,7 +55,8 @@ def test_cold_check_publishes_and_another_machine_starts_warm(models, tmp_path):
     assert b['compile_cache_keys'] == keys and b['compile_cache_published'] == []
     assert set(keys) - probe_keys(tmp_path) <= set(b['compile_cache_fetched']) <= set(keys)
     assert b['generated_ids'] == a['generated_ids']
-    assert b['compile_time_s'] < a['compile_time_s'], (a['compile_time_s'], b['compile_time_s'])
+    # warm is the behaviour (every entry fetched, no miss); how much faster is measured in benchmarks/cache.py, not asserted here:
+    # on a loaded machine a warm compile can take longer than a cold one did
     print(f'compile time cold {a["compile_time_s"]:.1f} s, warm after fetch {b["compile_time_s"]:.1f} s')
     assert f'{len(b["compile_cache_fetched"])} entries fetched' in notebook_text(tmp_path/'r2', b)
     assert no_partials(tmp_path/'machine2')

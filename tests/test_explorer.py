@@ -134,4 +134,4 @@ def test_space_entry_builds_the_app(store):
     env = {'TRN_COMPAT_RESULTS': str(store), 'PATH': '/usr/bin:/bin', 'HF_HUB_OFFLINE': '1'}
     res = subprocess.run([sys.executable, '-c', 'import app; print(type(app.app).__name__, len(app.app.routes))'], cwd=ROOT, env=env,
                          capture_output=True, text=True)
-    assert res.stdout.split() == ['Starlette', '7'], res.stderr
+    assert res.stdout.split() == ['Starlette', '8'], res.stderr
