@@ -211,8 +211,8 @@ class CheckRecord:
                             started_at=now(), compile_backend=self.params.backend(), prompt=self.params.prompt_text(),
                             compile_cache_remote=cache, machine=machine())
         self.row['notebook'] = str(self.notebook_path().relative_to(self.store.root))
-        try: self.row['machine'] = machine({**os.environ, **self.run_env()})   # as run_py will see it
-        except Exception: pass   # a platform this machine does not have: the plan says so, with its own error
+        if get_platform(platform).available():   # as run_py will see it (a platform this machine lacks: the plan says so)
+            self.row['machine'] = machine({**os.environ, **self.run_env()})
 
     def notebook_path(self) -> Path:
         "Where this check's evidence notebook belongs."

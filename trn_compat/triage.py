@@ -5,6 +5,7 @@
 # %% ../nbs/22_triage.ipynb #26bfa185
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -19,8 +20,8 @@ from .results import VersionPair, conform, read_parquet
 # %% auto #0
 __all__ = ['CHAIN', 'PATH', 'SHAPE', 'HEXES', 'NUMBER', 'PACKAGES', 'RULES_FILE', 'RULES_ENV', 'RULE_FIELDS', 'TRIAGE_COLUMNS',
            'normalize', 'innermost_frame', 'Signature', 'divergence_kind', 'full_message', 'signature', 'KnownIssue',
-           'load_rules', 'known_issue', 'Group', 'downloads_of', 'group_rows', 'failure_rows', 'Triage', 'triage',
-           'repro_of', 'triage_text']
+           'load_rules', 'parsed_rules', 'known_issue', 'Group', 'downloads_of', 'group_rows', 'failure_rows', 'Triage',
+           'triage', 'repro_of', 'triage_text']
 
 # %% ../nbs/22_triage.ipynb #2f2cc139
 CHAIN = re.compile(r'\n(?:The above exception was the direct cause of the following exception|During handling of the above exception, another exception occurred):\n')
@@ -131,8 +132,16 @@ class KnownIssue:
 def load_rules(path:str|Path|None=None, # a TOML file of [[rule]] tables (None: $TRN_COMPAT_KNOWN_ISSUES, else the package's)
               ) -> list[KnownIssue]:
     "The known issues, in the file's order (the first rule that matches names a signature); a bad rule is an error naming it."
-    import os, tomllib
+    import os
     path = Path(path or os.environ.get(RULES_ENV) or RULES_FILE)
+    try: st = path.stat()
+    except OSError as e: raise ValueError(f'known issues file {path}: {e}') from e
+    return parsed_rules(path, st.st_mtime_ns, st.st_size)   # read again only when the file changes (the explorer asks per page)
+
+@functools.lru_cache(maxsize=8)
+def parsed_rules(path:Path, mtime_ns:int, size:int) -> list[KnownIssue]:
+    "The rules of `path` as it was at `mtime_ns` with `size` bytes."
+    import tomllib
     try: data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e: raise ValueError(f'known issues file {path}: {e}') from e
     rules = []
@@ -205,7 +214,9 @@ def failure_rows(cat:Catalog, pair:VersionPair) -> list[dict]:
     path = cat.store.path(pair)
     if not path.exists(): return []
     try: table = conform(read_parquet(path, columns=TRIAGE_COLUMNS)).select(TRIAGE_COLUMNS)
-    except Exception: return []   # an unreadable file: the catalog says why
+    except Exception as e:   # not Parquet, or columns of other types: left out, and said so where the catalog says it
+        cat.refused[str(path.relative_to(cat.store.root))] = f'not a readable result file ({type(e).__name__}: {str(e)[:200]})'
+        return []
     return [r for r in table.to_pylist() if r['status'] in ('fail', 'error') and not row_problem(r)]
 
 @dataclass
@@ -233,15 +244,16 @@ def triage(cat:Catalog, # the result store
     rules = load_rules() if rules is None else rules
     downloads = downloads_of() if downloads is None else downloads
     same = [p for p in pairs if p.platform == pair.platform]   # oldest first
-    seen = {p: {s for r in failure_rows(cat, p) if (s := signature(r))} for p in same}
+    failed = {p: failure_rows(cat, p) for p in {*same, pair}}   # each pair's file read once
+    seen = {p: {s for r in rs if (s := signature(r))} for p, rs in failed.items()}
     before = same[:same.index(pair)] if pair in same else []
     previous = before[-1] if before else None
-    groups = group_rows(failure_rows(cat, pair), rules, downloads)
+    groups = group_rows(failed[pair], rules, downloads)
     for g in groups:
         where = [p for p in same if g.signature in seen[p]]
         g.first_seen, g.last_seen = (f'{where[0].platform}/{where[0].name}', f'{where[-1].platform}/{where[-1].name}') if where else (None, None)
         g.state = 'still' if previous and g.signature in seen[previous] else 'new'
-    fixed = [g for g in group_rows(failure_rows(cat, previous), rules, downloads) if g.signature not in seen[pair]] if previous else []
+    fixed = [g for g in group_rows(failed[previous], rules, downloads) if g.signature not in seen[pair]] if previous else []
     return Triage(pair, previous, groups, fixed)
 
 # %% ../nbs/22_triage.ipynb #4e749f22
