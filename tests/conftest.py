@@ -1,11 +1,17 @@
 """Shared fixtures: tiny checkpoints built at test time, the CLI as a user runs it, offline."""
+import contextlib
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
+from trn_compat.protocol import tiny_arch
 from trn_compat.results import ResultStore
 from trn_compat.tiny import build_tiny
 from trn_compat.tiny import smollm2 as smollm2_folder
@@ -56,7 +62,32 @@ def no_route_to_the_hub():
     return {'HF_HUB_OFFLINE': '0', 'HF_ENDPOINT': f'http://127.0.0.1:{port}'}
 
 
+def arch_of(row):
+    "The architecture a row's model is named by: a tiny checkpoint's (trn-compat/tiny-llama), else the folder's name."
+    return tiny_arch(row['model_id']) or Path(row['model_id']).name
+
+
 def rows(results):
     "Every row in a result store."
     store = ResultStore(results)
     return [r for p in store.files() for r in store.read(p).to_pylist()]
+
+
+ARTIFACTS = ROOT/'test-artifacts'   # screenshots and plots a run keeps for people to look at
+CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
+
+
+@contextlib.contextmanager
+def serve(store, cache):
+    "`trn-compat serve` of `store` on a free loopback port, with its own trn-compat cache (no saved Hub ranking); its URL."
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    proc = subprocess.Popen([str(BIN/'trn-compat'), 'serve', '--results', str(store), '--port', str(port)],
+                            env={**os.environ, 'TRN_COMPAT_CACHE': str(cache)})
+    url = f'http://127.0.0.1:{port}'
+    try:
+        for _ in range(150):
+            try: urllib.request.urlopen(url + '/api/rows'); break
+            except OSError: time.sleep(0.2)
+        yield url
+    finally: proc.terminate(); proc.wait()

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from conftest import cli, rows
+from trn_compat.protocol import portable_id
 
 
 
@@ -44,10 +45,11 @@ def test_bad_input(store, models, tmp_path, kind, task, code, status, stage, rea
     before = {(r['model_id'], r['status']) for r in rows(store)}
     res = cli('check', model, '--platform', 'cpu', '--task', task, '--results', store)
     assert res.returncode == code, res.stdout + res.stderr
-    line = [l for l in res.stdout.splitlines() if l.startswith(str(model))]
+    name = portable_id(str(model))                                     # a folder's row is recorded under its name
+    line = [l for l in res.stdout.splitlines() if l.startswith(name)]
     assert len(line) == 1 and words in line[0], res.stdout
     after = rows(store)
     assert before <= {(r['model_id'], r['status']) for r in after}   # nothing lost
-    (row,) = [r for r in after if r['model_id'] == str(model) and r['task'] == task]
+    (row,) = [r for r in after if r['model_id'] == name and r['task'] == task]
     assert (row['status'], row['stage'], row['reason'], row['error']['type']) == (status, stage, reason, etype)
     assert row['notebook'] and (store/row['notebook']).exists()

@@ -1,4 +1,5 @@
-"""The README's main command: `trn-compat demo` leaves executed notebooks and four pass rows."""
+"""The README's main command: `trn-compat demo` leaves executed notebooks and four pass rows, under portable ids, with no folder
+of this machine in them, so that `publish` sends them."""
 import json
 
 import duckdb
@@ -7,6 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from conftest import cli, rows
+from trn_compat.publish import machine_path_leaks
 
 
 def test_demo_four_passes_with_evidence(tmp_path):
@@ -31,3 +33,15 @@ def test_demo_four_passes_with_evidence(tmp_path):
     assert duckdb.sql(f"select count(*) from '{files[0]}' where status = 'pass'").fetchall()[0][0] == 4
     assert 'llava' in res.stdout and 'notebook' in res.stdout  # the summary table
     assert not list((tmp_path/'results').rglob('.*'))           # no partial notebook or temporary file left
+    # portable ids: a tiny checkpoint is named by its recipe, not by the folder it was built in
+    assert sorted(r['model_id'] for r in table) == [f'trn-compat/tiny-{a}' for a in ('llama', 'llava', 'qwen3', 'qwen3_moe')]
+    # no row field and no notebook holds the home, the temp folder (the store and the models are in it) or the venv ...
+    assert machine_path_leaks(tmp_path/'results') == []
+    # ... so publish sends them; a notebook that holds one is refused, naming the file and the folder
+    res = cli('publish', tmp_path/'published', '--results', tmp_path/'results')
+    assert res.returncode == 0 and (tmp_path/'published'/table[0]['notebook']).exists(), res.stdout + res.stderr
+    nb = tmp_path/'results'/table[0]['notebook']
+    nb.write_text(nb.read_text().replace('Verdict: pass', f'Verdict: pass ({tmp_path}/models)', 1))
+    res = cli('publish', tmp_path/'published2', '--results', tmp_path/'results')
+    assert res.returncode == 2 and f'{table[0]["notebook"]} (notebook): ' in res.stderr, res.stdout + res.stderr
+    assert not (tmp_path/'published2').exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from conftest import BIN, cli, rows
+from conftest import BIN, arch_of, cli, rows
 from trn_compat.runner import RUN_ENV
 
 FAST = ['--view', 'architectures', '--compile-backend', 'aot_eager', '--no-progress']
@@ -52,7 +52,7 @@ def ours(cache):
 
 
 def by_arch(results):
-    return {Path(r['model_id']).name: r for r in rows(results)}
+    return {arch_of(r): r for r in rows(results)}
 
 
 def test_two_nodes_give_the_local_rows_stop_resume_and_then_do_nothing(cluster, tmp_path):
@@ -114,7 +114,7 @@ def test_a_node_lost_mid_sweep_costs_no_row(cluster, tmp_path):
     assert driver.returncode == 1, out
     got = rows(tmp_path/'r')
     assert len(got) == 4 and len({r['model_id'] for r in got}) == 4, [r['model_id'] for r in got]     # one row each
-    seen = {Path(r['model_id']).name: (r['status'], r['stage']) for r in got}
+    seen = {arch_of(r): (r['status'], r['stage']) for r in got}
     assert seen == {'llama': ('pass', None), 'qwen3': ('pass', None), 'qwen3_moe': ('error', 'build'), 'mixtral': ('pass', None)}, seen
     assert {r['versions']['transformers'] for r in got} == {'5.23.0'}     # checked in the pair's environment, built on the nodes
     moved = [r for r in got if r['lost_nodes']]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES, CheckRequest
+from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES, CheckRequest, is_path, portable_id, tiny_arch, tiny_folder, tiny_id
 from .tiny import TINY_ARCHS
 from .views import VIEWS
 
@@ -54,7 +54,7 @@ def exit_code(row:dict) -> int:
 def summary_table(rows:list[dict]) -> str:
     "A plain-text table of result rows."
     from trn_compat.catalog import memory_text
-    cols = [('model', lambda r: Path(r['model_id']).name), ('task', lambda r: r['task']), ('status', lambda r: r['status']),
+    cols = [('model', lambda r: r['model_id']), ('task', lambda r: r['task']), ('status', lambda r: r['status']),
             ('match', lambda r: r['match'] or r['stage'] or r['reason'] or ''),
             ('wall s', lambda r: f'{r["wall_time_s"]:.1f}' if r['wall_time_s'] is not None else ''),
             ('compile s', lambda r: f'{r["compile_time_s"]:.1f}' if r['compile_time_s'] is not None else ''),
@@ -97,7 +97,10 @@ def parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=text, description=text, parents=list(parents), epilog=EXIT_CODES, formatter_class=Help)
 
     check = command('check', 'check one model: an executed evidence notebook and a result row', store, shared_cache, where, task)
-    check.add_argument('model', help='Hub id (org/name) or local checkpoint folder')
+    check.add_argument('model', help="Hub id (org/name), local checkpoint folder, or a tiny checkpoint's name (trn-compat/tiny-llama: "
+                       'built from its recipe in the cache)')
+    check.add_argument('--model-id', default=None, help="the name the row records a local folder under (its path stays on this "
+                       "machine); default: the folder's name")
     check.add_argument('--dtype', default='bfloat16', choices=list(DTYPES), help='load dtype')
     check.add_argument('--compile-backend', default=None,
                        help="a registered torch.compile backend or module:function; default: the platform's (neuron, inductor)")
@@ -167,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
     triage.add_argument('--json', action='store_true', help='the groups as JSON')
     forget = command('forget', "remove a model's rows, and the evidence notebooks they name, from a result store (a mistyped id, "
                      'a check not to keep; exit status 1: it has no row)', store)
-    forget.add_argument('model', help='the model id exactly as its rows hold it (lookup shows it)')
+    forget.add_argument('model', help='the model id exactly as its rows hold it (lookup shows it), or the folder that was checked')
     forget.add_argument('--pair', default=None, help='only this version pair: its file name or a unique part of it; default: every pair')
     forget.add_argument('--task', default=None, choices=list(TASK_CLASSES), help='only this task; default: every task')
     publish = command('publish', 'push a result store to a Hub dataset repo (or a local folder)', store)
@@ -212,9 +215,11 @@ def parser() -> argparse.ArgumentParser:
                          parents=[where], formatter_class=Help)
     push.add_argument('--from', dest='folder', default=None, metavar='DIR', help="local compile cache; default: the platform's")
     push.add_argument('--to', dest='url', default=None, metavar='URL', help=f'the shared cache; default: ${CACHE_ENV}')
-    tiny = command('tiny', 'build a tiny random checkpoint of a transformers architecture')
-    tiny.add_argument('arch', choices=list(TINY_ARCHS), metavar='ARCH', help='a transformers model type with a recipe here')
-    tiny.add_argument('path', help='folder to write')
+    tiny = command('tiny', "build a tiny random checkpoint from its recipe (the architecture, the seed, this transformers release)")
+    tiny.add_argument('arch', choices=list(TINY_ARCHS), metavar='ARCH', type=lambda s: tiny_arch(s) or s,
+                      help='a transformers model type with a recipe here, or its tiny checkpoint\'s name (trn-compat/tiny-llama)')
+    tiny.add_argument('path', nargs='?', default=None, help="folder to write; default: the tiny checkpoint's folder in the cache, "
+                      'where `check trn-compat/tiny-ARCH` finds it')
     tiny.add_argument('--seed', type=int, default=0, help='seed of the random weights')
     return ap
 
@@ -310,7 +315,8 @@ def lookup_command(args) -> int:
     import json
     from trn_compat import plots
     if (cat := store_catalog(args)) is None: return 2
-    rows = plots.lookup(cat, args.name, args.compiler, args.transformers, cache_url(args.cache))
+    name = args.name = portable_id(args.name) if is_path(args.name) else args.name   # a folder: the id its rows hold
+    rows = plots.lookup(cat, name, args.compiler, args.transformers, cache_url(args.cache))
     if args.json: print(json.dumps(rows, default=str, indent=1))
     else: print(plots.lookup_table(rows, args.results) if rows else f'no row matches {args.name!r} in {args.results}: untested')
     return 0 if rows else 1
@@ -359,7 +365,8 @@ def forget_command(args) -> int:
     if (cat := store_catalog(args)) is None: return 2
     try: pair = plots.resolve_pair(cat, args.pair) if args.pair else None
     except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
-    removed = cat.store.forget(args.model, pair, args.task)
+    model = args.model = portable_id(args.model) if is_path(args.model) else args.model   # a folder: the id its rows hold
+    removed = cat.store.forget(model, pair, args.task)
     for r in removed: print(f'forgot {r["model_id"]} ({r["task"]}) in {VersionPair.of(r).platform}/{VersionPair.of(r).name}: {r["status"]}'
                             + (f', notebook {r["notebook"]}' if r.get('notebook') else ''))
     if not removed:
@@ -369,8 +376,9 @@ def forget_command(args) -> int:
 
 def publish_command(args) -> int:
     "`trn-compat publish`."
-    from trn_compat.publish import publish
-    print(publish(args.results, args.to, private=args.private)); return 0
+    from trn_compat.publish import MachinePathError, publish
+    try: print(publish(args.results, args.to, private=args.private)); return 0
+    except MachinePathError as e: print(f'error: {e}', file=sys.stderr); return 2
 
 # %% ../nbs/11_cli.ipynb #07b46769
 def cache_url(given:str|None) -> str|None:
@@ -413,7 +421,8 @@ def same_compiler(row:dict, platform:str, version:str) -> bool:
 def tiny_command(args) -> int:
     "`trn-compat tiny`."
     from trn_compat.tiny import build_tiny
-    print(build_tiny(args.arch, args.path, seed=args.seed, overwrite=True)); return 0
+    path = build_tiny(args.arch, args.path or tiny_folder(args.arch), seed=args.seed, overwrite=True)
+    print(f'{tiny_id(args.arch)} (seed {args.seed}): {path}'); return 0
 
 def doctor_command(args) -> int:
     "`trn-compat doctor`: 1 when a step failed."

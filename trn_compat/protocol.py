@@ -5,11 +5,14 @@
 # %% ../nbs/00_protocol.ipynb #1fab2c12
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 # %% auto #0
 __all__ = ['PROMPTS', 'TASK_CLASSES', 'DTYPES', 'STATUSES', 'BAD_INPUT', 'MATCHES', 'COMPILE_BACKENDS', 'PLATFORM_NAMES',
-           'counted', 'CheckParams', 'CheckRequest']
+           'TINY_PREFIX', 'counted', 'CheckParams', 'cache_dir', 'tiny_id', 'tiny_arch', 'tiny_folder', 'is_path',
+           'portable_id', 'CheckRequest']
 
 # %% ../nbs/00_protocol.ipynb #c6c86f6f
 PROMPTS = {'text-generation': 'Write one sentence about the sea.',
@@ -59,6 +62,37 @@ class CheckParams:
         "The user message of this check."
         return self.prompt or PROMPTS[self.task]
 
+# %% ../nbs/00_protocol.ipynb #093b04c1
+TINY_PREFIX = 'trn-compat/tiny-'   # the portable id of a tiny random checkpoint: this and its architecture
+
+def cache_dir() -> Path:
+    "trn-compat's cache folder (`TRN_COMPAT_CACHE`, else ~/.cache/trn-compat)."
+    return Path(os.environ.get('TRN_COMPAT_CACHE', Path.home()/'.cache'/'trn-compat'))
+
+def tiny_id(arch:str) -> str: return TINY_PREFIX + arch
+
+def tiny_arch(model:str) -> str|None:
+    "The architecture a tiny checkpoint's id names, else None."
+    return model[len(TINY_PREFIX):] or None if model.startswith(TINY_PREFIX) else None
+
+def tiny_folder(arch:str) -> Path:
+    "Where the tiny checkpoint of `arch` is built and kept."
+    return cache_dir()/'tiny'/arch
+
+def is_path(model:str) -> bool:
+    "Whether `model` names a folder of this machine rather than a Hub id."
+    return model.startswith(('/', './', '../', '~')) or model in ('.', '..') or os.path.isdir(model)
+
+def portable_id(model:str, # what was checked: a Hub id or a folder
+                tiny:str|None=None, # the architecture, when it is a tiny random checkpoint
+                model_id:str|None=None, # the name a user gave it
+               ) -> str:
+    "The id a row records: the user's name, the tiny checkpoint's, a folder's name, or the Hub id; never a path of this machine."
+    if model_id: return model_id
+    if tiny: return tiny_id(tiny)
+    if is_path(model): return Path(os.path.abspath(os.path.expanduser(model))).name
+    return model
+
 # %% ../nbs/00_protocol.ipynb #5bfc82d7
 @dataclass
 class CheckRequest:
@@ -77,6 +111,23 @@ class CheckRequest:
     cache: str|None = None            # a shared compile cache URL: fetch this model's graphs before, publish new ones after
     tiny: str|None = None             # build a tiny random checkpoint of this architecture in the model's folder first
     timeout_s: float = 3600.0         # limit of each step (each run of `run_py`)
+    model_id: str|None = None         # the name its row is recorded under; None: `portable_id`'s
+
+    def __post_init__(self):
+        if (arch := tiny_arch(self.model)) and not os.path.exists(self.model):   # a tiny checkpoint's name: its folder in the cache
+            if self.tiny not in (None, arch): raise ValueError(f'{self.model} is the tiny {arch}, not --tiny {self.tiny}')
+            self.model, self.tiny = str(tiny_folder(arch)), arch
+
+    @property
+    def recorded_id(self) -> str:
+        "The model id its row is recorded under: never a path of this machine."
+        return portable_id(self.model, self.tiny, self.model_id)
+
+    @property
+    def typed_model(self) -> str:
+        "The model as a person types it: a tiny checkpoint kept in its own cache folder by its name, which rebuilds it."
+        named = self.tiny and Path(self.model) == tiny_folder(self.tiny) and not self.model_id
+        return tiny_id(self.tiny) if named else self.model
 
     @classmethod
     def of(cls, request:CheckRequest|str, **options) -> CheckRequest:
@@ -92,10 +143,11 @@ class CheckRequest:
 
     def argv(self) -> list[str]:
         "`trn-compat check`'s arguments for this request: the model, the platform, and each field that is not its default."
-        out = ['check', self.model, '--platform', self.platform]   # always the platform: check's default detects the machine's
+        named = self.typed_model != self.model
+        out = ['check', self.typed_model, '--platform', self.platform]   # always the platform: check's default detects the machine's
         for f in fields(self):
             v, flag = getattr(self, f.name), '--' + f.name.removesuffix('_s').replace('_', '-')   # timeout_s: --timeout
-            if f.name in ('model', 'platform') or v == f.default: continue
+            if f.name in ('model', 'platform') or v == f.default or (named and f.name == 'tiny'): continue
             out += [flag] if v is True else [flag, str(v)]
         return out
 

@@ -10,10 +10,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .results import ResultStore
+from .results import leaks, machine_paths, read_parquet, ResultStore
 
 # %% auto #0
-__all__ = ['published_files', 'dataset_card', 'stage', 'publish']
+__all__ = ['published_files', 'dataset_card', 'stage', 'publish', 'MachinePathError', 'machine_path_leaks', 'refuse_leaks']
 
 # %% ../nbs/16_publish.ipynb #4da40528
 def published_files(results:str|Path) -> list[Path]:
@@ -52,6 +52,7 @@ A `pass` proves what the check did and nothing more: 32 greedy tokens of one pro
 def stage(results:str|Path, dest:str|Path, repo:str|None=None) -> list[Path]:
     "Copy the published files of a store and its dataset card into `dest` (each file written under a temporary name, then renamed)."
     results, dest = Path(results), Path(dest)
+    refuse_leaks(results)
     out = []
     for rel in published_files(results):
         target = dest/rel
@@ -80,3 +81,32 @@ def publish(results:str|Path, # the result store
         stage(results, d, to)
         info = api.upload_folder(folder_path=d, repo_id=to, repo_type='dataset', commit_message='trn-compat results')
     return str(info)
+
+# %% ../nbs/16_publish.ipynb #ca60ad94
+class MachinePathError(ValueError): "A file to publish holds a folder of this machine."
+
+def _texts(v, where:str):
+    if isinstance(v, str): yield where, v
+    elif isinstance(v, dict):
+        for k, x in v.items(): yield from _texts(x, f'{where}.{k}')
+    elif isinstance(v, list):
+        for x in v: yield from _texts(x, where)
+
+def machine_path_leaks(results:str|Path) -> list[tuple[str, str, str]]:
+    "Every folder of this machine in the files `publish` would send: (file, where in it, the folder)."
+    root = Path(results)
+    paths, found = machine_paths({root.resolve(): '<results>'}), []
+    for rel in published_files(root):
+        if rel.suffix == '.parquet':
+            for row in read_parquet(root/rel).to_pylist():
+                for where, text in _texts(row, 'column'):
+                    found += [(str(rel), f'{row.get("model_id")}: {where}', p) for p in leaks(text, paths)]
+        else: found += [(str(rel), 'notebook', p) for p in leaks((root/rel).read_text(errors='replace'), paths)]
+    return list(dict.fromkeys(found))
+
+def refuse_leaks(results:str|Path):
+    "Raise `MachinePathError` naming each file that holds a folder of this machine."
+    if found := machine_path_leaks(results):
+        shown = '\n'.join(f'  {f} ({where}): {p}' for f, where, p in found[:20]) + (f'\n  ... and {len(found) - 20} more' if len(found) > 20 else '')
+        raise MachinePathError(f'refused: {len(found)} place(s) in the files to publish hold a folder of this machine, which would be '
+                               f'published; check these models again with this release (it writes none), or forget them:\n{shown}')

@@ -23,8 +23,9 @@ from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
 # %% auto #0
-__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'MACHINE_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'make_row', 'column_table', 'VersionPair',
-           'slug', 'conform', 'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'MACHINE_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'STACK_DEFAULTS', 'SITE', 'make_row',
+           'column_table', 'VersionPair', 'slug', 'machine_paths', 'scrub', 'leaks', 'scrub_row', 'conform',
+           'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
 VERSIONS_TYPE = pa.struct([(k, pa.string()) for k in ('python', *STACK_PACKAGES)])
@@ -73,7 +74,7 @@ def make_row(**fields) -> dict:
 
 # %% ../nbs/05_results.ipynb #396e7b72
 COLUMNS = {   # name: (unit, meaning); the README's table of the row is written from this and SCHEMA, and a lesson checks they agree
-    'model_id': ('', 'Hub id (org/name), or the local checkpoint folder as given'),
+    'model_id': ('', 'Hub id (org/name), `trn-compat/tiny-<arch>` (a tiny random checkpoint, rebuilt from its recipe), or the name of a local folder (`--model-id`, else the folder\'s name)'),
     'revision': ('', 'the commit checked (Hub), or `local-` and a fingerprint of the folder'),
     'task': ('', '`text-generation` or `image-text-to-text`'),
     'architecture': ('', "the config's first `architectures` entry (e.g. `LlamaForCausalLM`)"),
@@ -187,6 +188,50 @@ def slug(model_id:str, # Hub id or local path
         safe = f'{safe[:100]}-{hashlib.sha256(model_id.encode()).hexdigest()[:8]}'
     return safe if task == 'text-generation' else f'{safe}__{task}'
 
+# %% ../nbs/05_results.ipynb #44ab641d
+STACK_DEFAULTS = ('/tmp/neff_cache',)   # folders the stack documents as its defaults: the same on every machine, not this one's
+
+def _root(path:str) -> re.Pattern:
+    exempt = ''.join(f'(?!{re.escape(d[len(path.rstrip("/")):])}(?![\\w.-]))' for d in STACK_DEFAULTS if d.startswith(path.rstrip('/') + '/'))
+    return re.compile(r'(?<![\w.~<>-])' + re.escape(path.rstrip('/')) + exempt + r'(?![\w.-])')
+
+def machine_paths(extra:dict|None=None, # {path: what to write instead}, such as the result store's root
+                 ) -> list[tuple[re.Pattern, str, str]]:
+    "This machine's folders that must not leave it: (pattern, path, what is written instead), the longest first."
+    import sys, tempfile
+    found = {**{str(k): v for k, v in (extra or {}).items()}, str(Path.home()): '~', tempfile.gettempdir(): '<tmp>'}
+    if sys.prefix != sys.base_prefix: found[sys.prefix] = '<venv>'
+    import trn_compat
+    here = Path(trn_compat.__file__).resolve().parent.parent
+    if not any(p in ('site-packages', 'dist-packages') for p in here.parts): found[str(here)] = '<trn-compat checkout>'
+    real = {os.path.realpath(p): v for p, v in found.items()}   # the same folder through a link (/tmp and /private/tmp)
+    found = {p: v for p, v in {**real, **found}.items() if len(p.rstrip('/')) > 1}
+    return [(_root(p), p, v) for p, v in sorted(found.items(), key=lambda kv: -len(kv[0]))]
+
+SITE = re.compile(r'/[^\s\'"]*?/(?:site|dist)-packages/')
+
+def scrub(text:str|None, paths:list|None=None) -> str|None:
+    "`text` without this machine's folders (`machine_paths`), a library's file from its package on."
+    if not text: return text
+    text = SITE.sub('', text)
+    for pattern, _, instead in paths or machine_paths(): text = pattern.sub(instead, text)
+    return text
+
+def leaks(text:str|None, paths:list|None=None) -> list[str]:
+    "The machine's folders `text` still holds."
+    return [p for pattern, p, _ in paths or machine_paths() if text and pattern.search(text)] + (
+        [m.group()[:-1] for m in SITE.finditer(text)] if text else [])
+
+def scrub_row(row:dict, paths:list|None=None) -> dict:
+    "A copy of `row` whose texts hold no folder of this machine; `run_py`, the script that ran, is kept as it is."
+    paths = paths or machine_paths()
+    def clean(v):
+        if isinstance(v, str): return scrub(v, paths)
+        if isinstance(v, dict): return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list): return [clean(x) for x in v]
+        return v
+    return {k: v if k == 'run_py' else clean(v) for k, v in row.items()}
+
 # %% ../nbs/05_results.ipynb #d78d95b7
 def conform(table:pa.Table) -> pa.Table:
     "`table` with exactly the columns of `SCHEMA` (missing ones null), in its order and types."
@@ -204,12 +249,14 @@ def read_parquet(path:Path, # one Parquet file
                 ) -> pa.Table:
     """A Parquet file read through one open file. A writer replaces the file by a rename while readers read it; pyarrow, given a
     path, opens it more than once (the footer, then the pages), and a rename in between mixed two files ('Couldn't deserialize
-    thrift' in a sweep's resume). An open file stays the version it was when it was opened."""
+    thrift' in a sweep's resume). An open file stays the version it was when it was opened. One thread: a filtered read goes
+    through Arrow's dataset scanner, whose pool threads can outlive it and abort the interpreter at exit ('terminate called
+    without an active exception', seen once from `trn-compat lookup`; apache/arrow#34314); a store's files are small."""
     with open(path, 'rb') as f:
         if columns is not None:
             names = pq.read_schema(f).names; f.seek(0)
             columns = [c for c in columns if c in names]
-        return pq.read_table(f, columns=columns, filters=filters)
+        return pq.read_table(f, columns=columns, filters=filters, use_threads=False)
 
 class ResultStore:
     "Result rows under `root`: one Parquet file per version pair, upserted atomically under a lock."
@@ -251,7 +298,8 @@ class ResultStore:
         return removed
 
     def upsert(self, row:dict) -> Path:
-        "Write `row` into its version pair's file, replacing the row with the same key."
+        "Write `row` into its version pair's file, replacing the row with the same key; no folder of this machine is kept in it."
+        row = scrub_row(row, machine_paths({self.root.resolve(): '<results>'}))
         path, key = self.path(VersionPair.of(row)), tuple(row[c] for c in KEY)
         def change(old):
             keep = [i for i, k in enumerate(zip(*(old[c].to_pylist() for c in KEY))) if k != key]

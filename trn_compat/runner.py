@@ -20,13 +20,13 @@ import trn_compat
 from .check import error_info, failpoint
 from .evidence import CheckKilled, CheckRecord, now
 from .protocol import CheckRequest
-from .results import ResultStore, VersionPair, make_row
+from .results import ResultStore, VersionPair, machine_paths, make_row, scrub
 from .stack import stack_versions
 from .tiny import TINY_ARCHS, build_tiny, cache_dir
 
 # %% auto #0
 __all__ = ['TEMPLATE', 'RUN_ENV', 'DEMO_ARCHS', 'template_path', 'run_processes', 'kill_run', 'partial_path', 'RunInterrupted',
-           'write_stub_notebook', 'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
+           'write_stub_notebook', 'place_notebook', 'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
 
 # %% ../nbs/10_runner.ipynb #d6991eb9
 TEMPLATE = 'check_model.ipynb'
@@ -77,7 +77,16 @@ def write_stub_notebook(path:Path, model:str, stage:str, why:Exception, output:s
                            outputs=[new_output('stream', name='stdout', text=f'{type(why).__name__}: {why}\n\n{output}')])]
     tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
     nbformat.write(new_notebook(cells=cells), str(tmp))
-    os.replace(tmp, path)
+    place_notebook(tmp, path, path.parents[3])
+
+def place_notebook(src:Path, # the notebook as it was written (partial, or a stub)
+                   final:Path, # where the evidence goes
+                   results_dir:str|Path, # the result store
+                  ):
+    "Move a notebook to its place, without this machine's folders (`scrub`): the store's root reads `<results>`."
+    text = scrub(Path(src).read_text(errors='replace'), machine_paths({Path(results_dir).resolve(): '<results>'}))
+    tmp = final.with_name(f'.{final.name}.{os.getpid()}.scrub')
+    tmp.write_text(text); os.replace(tmp, final); Path(src).unlink(missing_ok=True)
 
 def unfinished_row(request:CheckRequest, # the check that did not finish
                    results_dir:str|Path, # the result store
@@ -93,8 +102,8 @@ def unfinished_row(request:CheckRequest, # the check that did not finish
     if versions: record.row.update(versions=versions, packages=None)   # the pair's stack, not the one writing the row
     final = record.notebook_path()
     final.parent.mkdir(parents=True, exist_ok=True)
-    if partial_path(final, run_id).exists(): os.replace(partial_path(final, run_id), final)
-    else: write_stub_notebook(final, model, stage, why, detail)
+    if partial_path(final, run_id).exists(): place_notebook(partial_path(final, run_id), final, results_dir)
+    else: write_stub_notebook(final, request.recorded_id, stage, why, detail)
     row = record.row | dict(status='error', stage=stage, error=error_info(why) | {'traceback': detail}, finished_at=now(),
                             notebook=str(final.relative_to(record.store.root)))
     record.store.upsert(row)
@@ -115,7 +124,7 @@ def check_notebook(request:CheckRequest|str, # what to check, or a model id with
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = partial_path(final, run_id)
     for old in final.parent.glob(f'.{final.stem}.*.partial.ipynb'): old.unlink(missing_ok=True)   # left by a killed earlier run
-    nb_params = asdict(request) | dict(results_dir=str(Path(results_dir).resolve()), run_id=run_id)   # the template's parameters cell
+    nb_params = asdict(request) | dict(model=request.typed_model, results_dir=str(Path(results_dir).resolve()), run_id=run_id)   # the template's parameters cell
     failure, env_before = None, os.environ.get(RUN_ENV)
     os.environ[RUN_ENV] = run_id           # the kernel and everything it starts inherit it
     main = threading.current_thread() is threading.main_thread()
@@ -130,11 +139,11 @@ def check_notebook(request:CheckRequest|str, # what to check, or a model id with
                                 cwd=str(final.parent), log_output=False, kernel_name='python3')
         except Exception as e: failure = e
         kill_run(run_id)                   # nothing of the run outlives it
-        if partial.exists(): os.replace(partial, final)
+        if partial.exists(): place_notebook(partial, final, results_dir)
     except (RunInterrupted, KeyboardInterrupt):
         kill_run(run_id)
         if partial.exists() and store.run_row(VersionPair.of(record.row), run_id):
-            os.replace(partial, final)     # the row was saved before the interrupt: the check is done, keep its evidence
+            place_notebook(partial, final, results_dir)   # the row was saved before the interrupt: the check is done, keep its evidence
         raise
     finally:
         if main: signal.signal(signal.SIGTERM, before)
@@ -163,7 +172,7 @@ def demo(results_dir:str|Path='results', # the result store
     rows = []
     for arch in archs:
         path = build_tiny(arch, models_dir/arch)
-        row = check_notebook(CheckRequest(str(path), task=TINY_ARCHS[arch][1], platform='cpu', **options), results_dir)
+        row = check_notebook(CheckRequest(str(path), task=TINY_ARCHS[arch][1], platform='cpu', tiny=arch, **options), results_dir)
         rows.append(row)
         if on_row: on_row(row)
     return rows

@@ -51,7 +51,7 @@ def todo(entries:list[ViewEntry], # the view
     have = {(r['model_id'], r['task']): r['status'] for r in store.read(pair).select(['model_id', 'task', 'status']).to_pylist()}
     left, done = [], Counter()
     for e in entries:
-        status = have.get((e.model, e.task))
+        status = have.get((e.recorded_id, e.task))
         if force or status is None or (retry_failed and status in ('fail', 'error')): left.append(e)
         else: done[status] += 1
     return left, dict(done)
@@ -245,14 +245,14 @@ def run_sweep(entries:list[ViewEntry], # the models, from `views.view`
                 running.remove(job); pool.give(job.block)
             c = report.counts
             bar.set_postfix_str(f'pass {c["pass"]} fail {c["fail"]} error {c["error"]} skip {c["skip"]} | running: '
-                                + ', '.join(Path(j.entry.model).name for j in running), refresh=False)
+                                + ', '.join(j.entry.recorded_id for j in running), refresh=False)
             bar.refresh()
             time.sleep(0.2)
     except (KeyboardInterrupt, SweepStopped):
         report.interrupted = True
         for job in running:
             stop(job)
-            final = store.notebook_path(pair, job.entry.model, job.entry.task)
+            final = store.notebook_path(pair, job.entry.recorded_id, job.entry.task)
             partial_path(final, job.run_id).unlink(missing_ok=True)
     finally:
         if main: signal.signal(signal.SIGTERM, before)

