@@ -5,7 +5,7 @@ every step it may start at."""
 import nbformat
 
 from compile_backends import STEPS
-from conftest import cli, rows
+from conftest import ARTIFACTS, CHROMIUM, cli, rows, serve
 from trn_compat.check import CheckParams, run_check, run_reference
 from trn_compat.compare import compare_steps
 
@@ -26,6 +26,23 @@ def test_corrupting_backend_fails_at_first_decode_step(models, tmp_path):
     table = shown[shown.index('step  device token'):].splitlines()
     assert table[1].split()[0] == '1' and table[1].rstrip().endswith('MISMATCH') and table[2].lstrip().startswith('reference top 5: '), table[:3]
     assert len(table[2].split(', ')) == 5, table[2]
+    # and the explorer shows it: the row's page, its notebook with the table (kept as a screenshot)
+    from urllib.parse import urlencode
+    from playwright.sync_api import sync_playwright
+    from trn_compat.results import VersionPair
+    pair = VersionPair.of(row)
+    with serve(tmp_path, tmp_path/'server-cache') as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=['--no-sandbox'])
+        page = browser.new_page(viewport={'width': 1400, 'height': 1000})
+        page.goto(url + '/model?' + urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers,
+                                                   model=row['model_id'], task=row['task'])))
+        assert 'fail' in page.locator('h1').inner_text()
+        frame = page.frame_locator('#notebook')
+        assert 'reference top 5: ' in frame.locator('body').inner_text(timeout=20000)
+        frame.locator('body').evaluate("b => [...b.querySelectorAll('pre')].find(e => e.textContent.includes('reference top 5')).scrollIntoView()")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.locator('#notebook').screenshot(path=str(ARTIFACTS/'explorer-divergence.png'))
+        browser.close()
 
 
 def test_raising_backend_is_a_compile_error(models, tmp_path):

@@ -2,22 +2,17 @@
 import datetime as dt
 import json
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, cli, rows
+from conftest import ARTIFACTS, BIN, CHROMIUM, ROOT, cli, rows, serve
 from trn_compat.results import ResultStore, make_row
 from trn_compat.stack import stack_versions
 
 
-ARTIFACTS = ROOT/'test-artifacts'
-CHROMIUM = shutil.which('chromium') or '/usr/bin/chromium'
 XSS = '<script>alert(1)</script>'
 
 
@@ -37,53 +32,8 @@ def store(tmp_path_factory):
 
 
 @pytest.fixture(scope='module')
-def server(store):
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
-    proc = subprocess.Popen([str(BIN/'trn-compat'), 'serve', '--results', str(store), '--port', str(port)])
-    url = f'http://127.0.0.1:{port}'
-    for _ in range(100):
-        try: urllib.request.urlopen(url + '/api/rows'); break
-        except OSError: time.sleep(0.2)
-    yield url
-    proc.terminate(); proc.wait()
-
-
-def test_the_store_has_three_version_pairs_of_real_checks(store):
-    files = ResultStore(store).files()
-    assert [f.stem.split('__transformers-')[1] for f in files] == ['5.22.2', '5.23.0', '5.24.0']
-    for f in files:    # each row was checked by the release its file names
-        assert {r['versions']['transformers'] for r in ResultStore(store).read(f).to_pylist()} == {f.stem.split('__transformers-')[1]}
-    real = [r for r in rows(store) if 'script' not in r['model_id']]
-    assert len(real) == 6 and all(r['status'] == 'pass' and r['compile_backend'] == 'inductor' and r['compile_time_s'] > 0 and r['peak_device_memory_bytes'] is None and r['peak_host_rss_bytes'] > 0 for r in real)
-
-
-def test_plots_lookup_diff(store, tmp_path):
-    res = cli('plot', '--results', store, '--out', tmp_path)
-    assert res.returncode == 0, res.stderr
-    made = sorted(p.name for p in tmp_path.iterdir())
-    assert made == ['models.png', 'models.svg', 'pass_rate.png', 'pass_rate.svg']
-    ARTIFACTS.mkdir(exist_ok=True)
-    for p in tmp_path.iterdir(): shutil.copy(p, ARTIFACTS/p.name)
-    assert all((tmp_path/m).stat().st_size > 10_000 for m in made)
-
-    res = cli('lookup', 'tiny/LLAMA', '--results', store, '--json')
-    got = json.loads(res.stdout)
-    assert [r['transformers'] for r in got] == ['5.24.0', '5.23.0', '5.22.2'] and all(r['status'] == 'pass' for r in got)
-    assert cli('lookup', 'no-such-model', '--results', store).returncode == 1
-
-    res = cli('diff', 'transformers-5.22.2', 'transformers-5.24.0', '--results', store, '--json', '--threshold', '0')
-    d = json.loads(res.stdout)
-    assert d['a'].endswith('5.22.2') and d['b'].endswith('5.24.0') and d['only_b'] == [f'org/{XSS}']
-    assert cli('diff', 'transformers-5', '5.24', '--results', store).returncode == 2      # ambiguous: says so
-
-
-def test_publish_reads_back_with_datasets(store, tmp_path):
-    res = cli('publish', tmp_path/'mirror', '--results', store)
-    assert res.returncode == 0, res.stderr
-    import datasets
-    ds = datasets.load_dataset(str(tmp_path/'mirror'), 'cpu', split='train', cache_dir=str(tmp_path/'hf-cache'))
-    assert len(ds) == len(rows(store)) and set(ds['status']) == {'pass', 'error'}
+def server(store, tmp_path_factory):
+    with serve(store, tmp_path_factory.mktemp('server-cache')) as url: yield url
 
 
 def test_explorer_in_chromium(server):
@@ -96,12 +46,21 @@ def test_explorer_in_chromium(server):
         page.on('dialog', lambda d: (dialogs.append(d.message), d.dismiss()))
         page.goto(server + '/')
         assert page.locator('#view').input_value() == 'selected'
-        assert 'untested' in page.locator('#rows').inner_text()          # selected models with no row
+        assert 'trn-compat/tiny-' in page.locator('#rows tr').first.inner_text()   # what was tested comes first ...
+        assert 'untested' in page.locator('#rows').inner_text()          # ... then the selected models with no row
+        banner = page.locator('#banner')                                 # cpu rows, under a title about Trainium: said plainly
+        assert banner.is_visible() and 'ran on cpu, not on Trainium' in banner.inner_text()
+        page.screenshot(path=str(ARTIFACTS/'explorer-first-page.png'), full_page=True)
+        page.fill('#q', 'llama')                                         # the tested one, from the first page
+        page.wait_for_function("document.querySelector('#rows tr a') && document.querySelector('#rows tr a').textContent == 'trn-compat/tiny-llama'")
+        page.select_option('#view', 'trending')                          # no saved ranking here: the reason, at once
+        page.wait_for_function("!document.getElementById('note').hidden", timeout=5000)
+        assert 'no saved trending list' in page.locator('#note').inner_text()
 
         page.select_option('#view', 'tested')
         page.fill('#q', 'LLAMA')                                           # a partial name, any case
         page.wait_for_function("document.querySelectorAll('#rows tr').length == 1")
-        assert 'tiny/llama' in page.locator('#rows').inner_text() and '5.24.0' in page.locator('#count').inner_text()
+        assert 'trn-compat/tiny-llama' in page.locator('#rows').inner_text() and '5.24.0' in page.locator('#count').inner_text()
 
         page.select_option('#transformers', '5.22.2')                      # switch version pair
         page.wait_for_function("document.getElementById('count').textContent.includes('5.22.2')")

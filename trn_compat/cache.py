@@ -346,12 +346,12 @@ def publish_folder(folder:str|Path, # a local cache folder
     return {s.prefix: remote.publish(LocalCache(folder, s)) for s in scopes}
 
 def fetch_command(row:dict, # a result row
-                  url:str|None=None, # the shared cache (None: the row's, else a placeholder)
+                  url:str|None=None, # the shared cache (None: the row's, else `$TRN_COMPAT_CACHE_URL`, which `cache fetch` reads)
                  ) -> str|None:
     "The command that fetches a row's compiled graphs, or None when the check recorded none."
     if not row.get('compile_cache_keys') or not row.get('versions'): return None
     import shlex
     _, version = compiler_of(row['platform'], row['versions'])
-    url = url or row.get('compile_cache_remote') or 'URL'
-    return (f'trn-compat cache fetch {shlex.quote(row["model_id"])} --platform {row["platform"]} --compiler {shlex.quote(version)} '
-            f'--from {shlex.quote(url)}')
+    url = url or row.get('compile_cache_remote')
+    return (f'trn-compat cache fetch {shlex.quote(row["model_id"])} --platform {row["platform"]} --compiler {shlex.quote(version)}'
+            + (f' --from {shlex.quote(url)}' if url else ''))

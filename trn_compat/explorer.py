@@ -12,38 +12,47 @@ from pathlib import Path
 
 from .cache import fetch_command
 from .catalog import Catalog, fmt_bytes, fmt_s, memory_text, result_text, version_key
-from .guards import shown_text
+from .guards import Refused, shown_text
+from .protocol import CheckRequest
 from .results import VersionPair
-from .views import TASKS, ViewUnavailable, excluded, ranked_entries, ranking, selected
+from .views import TASKS, excluded, latest_snapshot, ranked_entries, selected
 
 # %% auto #0
-__all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'INDEX', 'DETAIL', 'FAILURES', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK', 'view_items',
-           'public', 'pair_from', 'machine_text', 'listing', 'notebook_html', 'create_app']
+__all__ = ['EXPLORER_VIEWS', 'SHOWN', 'STYLE', 'BANNER', 'INDEX', 'DETAIL', 'FAILURES', 'PLOTS', 'CAVEAT', 'MAX_NOTEBOOK',
+           'view_entries', 'view_items', 'public', 'pair_from', 'machine_text', 'listing', 'notebook_html',
+           'create_app']
 
 # %% ../nbs/14_explorer.ipynb #71c353f4
 EXPLORER_VIEWS = ('selected', 'trending', 'downloads', 'tested')
 SHOWN = 200   # rows sent to the page at most
 
+def view_entries(view:str, task:str) -> tuple[list, str|None]:
+    """A view's models for `task`, and a note. A Hub ranking comes from its saved snapshot only: the page answers at once, with
+    the reason when there is none, instead of waiting on a Hub it may not reach (`trn-compat views` saves one)."""
+    if view == 'selected': return selected(task), None
+    try: snap = latest_snapshot(task, view)
+    except Refused as e: return [], f'the saved {view} list for {task} cannot be used: {e}'
+    if not snap: return [], (f'no saved {view} list for {task}: the explorer shows saved Hub rankings only; '
+                             f'run `trn-compat views {view} --task {task}` once online to save one')
+    return ranked_entries(snap), f'Hub {view} snapshot of {snap["date"]}' + (
+        f'; {len(snap["refused"])} entries of the Hub\'s answer not shown ({snap["refused"][0]})' if snap.get('refused') else '')
+
 def view_items(cat:Catalog, pair:VersionPair|None, view:str='selected', task:str='text-generation', query:str='') -> dict:
-    "The rows of a view in a pair (untested models included), filtered by `query`: {rows, total, counts, note}."
+    """What the list shows, filtered by `query`: the pair's rows first (every task: what was tested), then the view's untested
+    and left-out models for `task`. A query searches every view and every task. {rows, total, counts, note}."""
     if view not in EXPLORER_VIEWS: raise ValueError(f'unknown view {view!r}: choose one of {", ".join(EXPLORER_VIEWS)}')
-    have = {r['model_id']: r for r in cat.search(pair, '', task)} if pair else {}
-    note = None
-    if view == 'tested': items = list(have.values())
-    else:
-        if view == 'selected': entries = selected(task)
-        else:
-            try:
-                snap = ranking(task, view)
-                entries, note = ranked_entries(snap), f'Hub {view} snapshot of {snap["date"]}' + (
-                    f'; {len(snap["refused"])} entries of the Hub\'s answer not shown ({snap["refused"][0]})' if snap.get('refused') else '')
-            except ViewUnavailable as e: entries, note = [], str(e)
-        items = [have.get(e.model) or dict(model_id=e.model, task=task, status='untested') for e in entries]
-        for it, e in zip(items, entries): it['note'] = e.note
-        if view == 'selected':
-            items += [dict(model_id=e.model, task=task, status='left out', reason=e.kind, note=e.why) for e in excluded(task)]
     q = query.strip().lower()
-    hits = [it for it in items if q in it['model_id'].lower()]
+    items = [dict(r) for r in cat.search(pair, q)] if pair else []   # copies: the catalog's rows are shared between requests
+    have, notes = {(r['model_id'], r['task']): r for r in items}, {}
+    for v in [] if view == 'tested' else [view] if not q else [x for x in EXPLORER_VIEWS if x != 'tested']:
+        for t in [task] if not q else TASKS:
+            entries, notes[v, t] = view_entries(v, t)
+            left = [dict(model_id=e.model, task=t, status='left out', reason=e.kind, note=e.why) for e in excluded(t)] if v == 'selected' else []
+            for it in [dict(model_id=e.recorded_id, task=e.task, status='untested', note=e.note) for e in entries] + left:
+                if (it['model_id'], it['task']) in have: have[it['model_id'], it['task']].setdefault('note', it['note'])
+                elif q in it['model_id'].lower(): have[it['model_id'], it['task']] = it; items.append(it)
+    note = notes.get((view, task))
+    hits = items
     counts = {}
     for it in hits: counts[it['status']] = counts.get(it['status'], 0) + 1
     return dict(rows=[public(it) for it in hits[:SHOWN]], total=len(hits), counts=counts, note=note)
@@ -59,7 +68,10 @@ STYLE = """body{font:14px/1.4 system-ui,sans-serif;margin:1.2em;color:#222}table
 td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}th{background:#f4f4f4}
 .pass{color:#070}.fail{color:#b00}.error{color:#c50}.skip,.untested,.left{color:#777}pre{background:#f7f7f7;padding:8px;overflow:auto;
 max-height:30em}form *{margin-right:.6em}.caveat{background:#fffbe6;border:1px solid #eed;padding:6px 10px}iframe{width:100%;height:80vh;border:1px solid #ccc}
-#count{color:#555}"""
+#count{color:#555}.banner{background:#e8f0fe;border:1px solid #c6d4f5;padding:6px 10px}"""
+
+BANNER = ('These rows ran on <b class="banner-platform">{{ pair.platform }}</b>, not on Trainium: they show what the check found on that '
+          'platform. Only rows of the <b>neuron</b> platform say whether a model runs on Trainium.')
 
 INDEX = """<!doctype html><html><head><meta charset="utf-8"><title>trn-compat explorer</title><style>{{ style }}</style></head><body>
 <h1>Does it run on Trainium?</h1>
@@ -73,26 +85,33 @@ A pass proves that, on this stack, and nothing more: not throughput, not long ge
 <label>compiler <select name="compiler" id="compiler">{% for x in compilers %}<option {% if pair and x == pair.compiler_version %}selected{% endif %}>{{ x }}</option>{% endfor %}</select></label>
 <label>transformers <select name="transformers" id="transformers">{% for x in transformers %}<option {% if pair and x == pair.transformers %}selected{% endif %}>{{ x }}</option>{% endfor %}</select></label>
 <noscript><button>show</button></noscript></form>
-<p id="count">{{ count_line }}</p>{% if note %}<p class="caveat">{{ note }}</p>{% endif %}{% for r in refused %}<p class="caveat refused">{{ r }}</p>{% endfor %}
-<table><thead><tr><th>model</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak memory</th><th>note</th></tr></thead>
-<tbody id="rows">{% for r in rows %}<tr><td>{% if r.link %}<a href="{{ r.link }}">{{ r.model_id }}</a>{% else %}{{ r.model_id }}{% endif %}</td>
+<p id="banner" class="banner"{% if not pair or pair.platform == 'neuron' %} hidden{% endif %}>{{ banner }}</p>
+<p id="count">{{ count_line }}</p><p id="note" class="caveat"{% if not note %} hidden{% endif %}>{{ note or '' }}</p>{% for r in refused %}<p class="caveat refused">{{ r }}</p>{% endfor %}
+<table><thead><tr><th>model</th><th>task</th><th>result</th><th>cores</th><th>wall time with compilation</th><th>peak memory</th><th>note</th></tr></thead>
+<tbody id="rows">{% for r in rows %}<tr><td>{% if r.link %}<a href="{{ r.link }}">{{ r.model_id }}</a>{% else %}{{ r.model_id }}{% endif %}</td><td>{{ r.task }}</td>
 <td class="{{ r.css }}">{{ r.result }}</td><td>{{ r.cores_text }}</td><td>{{ r.wall }}</td><td>{{ r.memory }}</td><td>{{ r.note_text }}</td></tr>{% endfor %}</tbody></table>
 <p><a href="/plots?platform={{ pair.platform if pair else '' }}">plots across version pairs</a>{% if pair %} ·
 <a id="failures-link" href="/failures?platform={{ pair.platform }}&compiler={{ pair.compiler_version }}&transformers={{ pair.transformers }}">failures of this pair, grouped by cause</a>{% endif %}</p>
 <script>
 const f = document.getElementById('f'), tbody = document.getElementById('rows'), count = document.getElementById('count');
+const note = document.getElementById('note'), banner = document.getElementById('banner');
 let seq = 0;
 async function refresh() {
   const mine = ++seq, params = new URLSearchParams(new FormData(f));
+  const slow = setTimeout(() => { if (mine === seq) count.textContent = 'loading…'; }, 150);   // a slow answer says so
   const res = await fetch('/api/rows?' + params); const data = await res.json();
+  clearTimeout(slow);
   if (mine !== seq) return;
+  note.textContent = data.note || ''; note.hidden = !data.note;      // the server's reason, when a view cannot be filled
+  banner.hidden = !data.platform || data.platform === 'neuron';
+  for (const b of banner.querySelectorAll('.banner-platform')) b.textContent = data.platform || '';
   const frag = document.createDocumentFragment();
   for (const r of data.rows) {
     const tr = document.createElement('tr');
     const td0 = document.createElement('td');
     if (r.link) { const a = document.createElement('a'); a.href = r.link; a.textContent = r.model_id; td0.append(a); } else td0.textContent = r.model_id;
     tr.append(td0);
-    for (const [k, css] of [['result', r.css], ['cores_text'], ['wall'], ['memory'], ['note_text']]) {
+    for (const [k, css] of [['task'], ['result', r.css], ['cores_text'], ['wall'], ['memory'], ['note_text']]) {
       const td = document.createElement('td'); td.textContent = r[k] ?? ''; if (css) td.className = css; tr.append(td);
     }
     frag.append(tr);
@@ -108,6 +127,7 @@ DETAIL = """<!doctype html><html><head><meta charset="utf-8"><title>{{ row.model
 <p><a href="/?{{ back }}">back</a></p>
 <h1>{{ row.model_id }} <span class="{{ css }}">{{ result }}</span></h1>
 <p>{{ pair.platform }} · {{ pair.compiler }} {{ pair.compiler_version }} · transformers {{ pair.transformers }} · task {{ row.task }}</p>
+{% if pair.platform != 'neuron' %}<p id="banner" class="banner">{{ banner }}</p>{% endif %}
 <p class="caveat">{{ caveat }}</p>
 <table>{% for k, v in facts %}<tr><th>{{ k }}</th><td>{{ v }}</td></tr>{% endfor %}</table>
 {% if row.error %}<h2>Error</h2><p><b>{{ row.error.type }}</b>: {{ row.error.message }}</p>{% if row.error.traceback %}<pre id="traceback">{{ row.error.traceback }}</pre>{% endif %}{% endif %}
@@ -115,7 +135,9 @@ DETAIL = """<!doctype html><html><head><meta charset="utf-8"><title>{{ row.model
 <h2>Compiled graphs</h2><p>{{ cache_text }}</p>
 {% if fetch %}<p>Fetch them into your compile cache (only with {{ pair.compiler }} {{ pair.compiler_version }}; another version is refused):
 <button onclick="navigator.clipboard.writeText(document.getElementById('fetch').textContent)">copy</button></p>
-<pre id="fetch">{{ fetch }}</pre>{% endif %}
+<pre id="fetch">{{ fetch }}</pre>{% if not fetch_url %}<p id="fetch-from">No shared cache is named for this row: the command reads
+<code>$TRN_COMPAT_CACHE_URL</code>; set it, or add <code>--from URL</code> (an <code>hf://datasets/org/name</code> dataset or a
+<code>file://</code> folder), the cache these graphs were published to.</p>{% endif %}{% endif %}
 <h2>Re-run it</h2>
 {% if row.run_py %}<p><code>run_py</code>, the script that ran; it needs only torch and transformers:
 <button onclick="navigator.clipboard.writeText(document.getElementById('runpy').textContent)">copy</button>
@@ -205,7 +227,7 @@ def create_app(results:str|Path='results', # the result store to show
                cache:str|None=None, # the shared compile cache whose fetch commands to show (None: each row's, if any)
               ):
     "The explorer: a read-only Starlette app over `results`."
-    import jinja2
+    import jinja2, markupsafe
     from urllib.parse import urlencode
     from starlette.applications import Starlette
     from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -213,6 +235,8 @@ def create_app(results:str|Path='results', # the result store to show
     cat = Catalog(results)
     env = jinja2.Environment(autoescape=True)
     index_t, detail_t, plots_t, failures_t = env.from_string(INDEX), env.from_string(DETAIL), env.from_string(PLOTS), env.from_string(FAILURES)
+    banner_t = env.from_string(BANNER)
+    banner = lambda pair: markupsafe.Markup(banner_t.render(pair=pair)) if pair else ''   # rendered escaped, then placed as HTML
 
     async def index(request):
         q = dict(request.query_params); d = listing(cat, q); pairs = cat.pairs()
@@ -220,13 +244,15 @@ def create_app(results:str|Path='results', # the result store to show
         return HTMLResponse(index_t.render(
             style=STYLE, q=q.get('q', ''), views=EXPLORER_VIEWS, view=d['view'], tasks=TASKS, task=d['task'], pair=d['pair'],
             platforms=sorted({p.platform for p in pairs}), rows=d['rows'], count_line=d['count_line'], note=d['note'], refused=d['refused'],
+            banner=banner(d['pair']),
             compilers=sorted({p.compiler_version for p in pairs if p.platform == plat}, key=version_key),
             transformers=sorted({p.transformers for p in pairs if p.platform == plat}, key=version_key)))
 
     async def api_rows(request):
         d = listing(cat, dict(request.query_params))
         return JSONResponse({k: d[k] for k in ('rows', 'total', 'counts', 'note', 'count_line', 'filter_ms', 'refused')}
-                            | {'pair': d['pair'].name if d['pair'] else None}, headers={'Cache-Control': 'no-store'})
+                            | {'pair': d['pair'].name if d['pair'] else None, 'platform': d['pair'].platform if d['pair'] else None},
+                            headers={'Cache-Control': 'no-store'})
 
     def found(request):
         q = dict(request.query_params); pair = pair_from(cat, q)
@@ -253,12 +279,13 @@ def create_app(results:str|Path='results', # the result store to show
                  + (f', {len(row["compile_cache_keys"])} entries recorded for {pair.platform}/{pair.compiler}-{pair.compiler_version}/{row["compile_cache_setting"]}.'
                     if row['compile_cache_keys'] else '; the check recorded no cache entries, so there is nothing to fetch.'))
         fetch = fetch_command(row, cache)
-        command = f'trn-compat check {shlex.quote(row["model_id"])} --platform {pair.platform} --dtype {shlex.quote(row["dtype"] or "bfloat16")}' + (
-            f' --task {row["task"]}' if row['task'] != 'text-generation' else '') + (f' --cores {row["cores"]}' if row['cores_forced'] else '')
+        command = CheckRequest(row['model_id'], task=row['task'], platform=pair.platform, dtype=row['dtype'] or 'bfloat16',
+                               cores=row['cores'] if row['cores_forced'] else None).command()
         query = urlencode(dict(platform=pair.platform, compiler=pair.compiler_version, transformers=pair.transformers, model=row['model_id'], task=row['task']))
         for k in ('run_py', 'generated_text'): row[k] = shown_text(row[k]) if row[k] else row[k]   # the whole of run_py: /run_py
         if row['error']: row['error'] = {k: shown_text(v) for k, v in row['error'].items()}
         return HTMLResponse(detail_t.render(style=STYLE, row=row, pair=pair, css=css, result=result, caveat=CAVEAT, cache_text=cache_text, fetch=fetch,
+                                            fetch_url=cache or row.get('compile_cache_remote'), banner=banner(pair),
                                             facts=[(k, v) for k, v in facts if v not in (None, '')], command=command, query=query,
                                             versions=list((row['versions'] or {}).items()), packages=[shown_text(x, 200) for x in (row['packages'] or [])[:5000]],
                                             notebook=cat.notebook_file(row) is not None,
