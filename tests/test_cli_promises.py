@@ -34,6 +34,11 @@ def test_tiny_writes_a_checkpoint_that_loads_and_the_seed_decides_its_weights(tm
     w = {n: load_file(tmp_path/n/'model.safetensors') for n in 'abc'}
     assert all(torch.equal(w['a'][k], w['b'][k]) for k in w['a'])            # same seed, same weights
     assert not all(torch.equal(w['a'][k], w['c'][k]) for k in w['a'])        # another seed, other weights
+    # by its portable id, from its recipe, into the cache: where `check trn-compat/tiny-qwen3` and a row's run.py find it
+    res = cli('tiny', 'trn-compat/tiny-qwen3', env={'TRN_COMPAT_CACHE': str(tmp_path/'cache')})
+    assert res.returncode == 0 and res.stdout.startswith(f'trn-compat/tiny-qwen3 (seed 0): {tmp_path}/cache/tiny/qwen3'), res.stdout + res.stderr
+    rebuilt = load_file(tmp_path/'cache'/'tiny'/'qwen3'/'model.safetensors')
+    assert all(torch.equal(w['a'][k], rebuilt[k]) for k in w['a'])            # the same recipe, the same checkpoint
 
 
 def test_remote_code_is_skipped_unless_trusted(tmp_path):
