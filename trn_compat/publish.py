@@ -99,7 +99,7 @@ def machine_path_leaks(results:str|Path) -> list[tuple[str, str, str]]:
     for rel in published_files(root):
         if rel.suffix == '.parquet':
             for row in read_parquet(root/rel).to_pylist():
-                for where, text in _texts(row, 'column'):
+                for where, text in _texts({k: v for k, v in row.items() if k != 'generated_text'}, 'column'):   # the model's words are data
                     found += [(str(rel), f'{row.get("model_id")}: {where}', p) for p in leaks(text, paths)]
         else: found += [(str(rel), 'notebook', p) for p in leaks((root/rel).read_text(errors='replace'), paths)]
     return list(dict.fromkeys(found))

@@ -23,8 +23,8 @@ from .protocol import STATUSES
 from .stack import STACK_PACKAGES
 
 # %% auto #0
-__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'MACHINE_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'STACK_DEFAULTS', 'SITE', 'make_row',
-           'column_table', 'VersionPair', 'slug', 'machine_paths', 'scrub', 'leaks', 'scrub_row', 'conform',
+__all__ = ['VERSIONS_TYPE', 'ERROR_TYPE', 'MACHINE_TYPE', 'SCHEMA', 'KEY', 'COLUMNS', 'STACK_DEFAULTS', 'SITE', 'AS_WRITTEN',
+           'make_row', 'column_table', 'VersionPair', 'slug', 'machine_paths', 'scrub', 'leaks', 'scrub_row', 'conform',
            'read_parquet', 'ResultStore', 'write_json_atomic', 'reuse_key', 'ReuseStore']
 
 # %% ../nbs/05_results.ipynb #d1134c7e
@@ -222,15 +222,17 @@ def leaks(text:str|None, paths:list|None=None) -> list[str]:
     return [p for pattern, p, _ in paths or machine_paths() if text and pattern.search(text)] + (
         [m.group()[:-1] for m in SITE.finditer(text)] if text else [])
 
+AS_WRITTEN = ('run_py', 'generated_text')   # kept as they are: the script that ran, and what the model wrote (its words are data)
+
 def scrub_row(row:dict, paths:list|None=None) -> dict:
-    "A copy of `row` whose texts hold no folder of this machine; `run_py`, the script that ran, is kept as it is."
+    "A copy of `row` whose texts hold no folder of this machine; `AS_WRITTEN`'s columns are kept as they are."
     paths = paths or machine_paths()
     def clean(v):
         if isinstance(v, str): return scrub(v, paths)
         if isinstance(v, dict): return {k: clean(x) for k, x in v.items()}
         if isinstance(v, list): return [clean(x) for x in v]
         return v
-    return {k: v if k == 'run_py' else clean(v) for k, v in row.items()}
+    return {k: v if k in AS_WRITTEN else clean(v) for k, v in row.items()}
 
 # %% ../nbs/05_results.ipynb #d78d95b7
 def conform(table:pa.Table) -> pa.Table:
