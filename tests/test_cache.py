@@ -83,11 +83,11 @@ def test_cold_check_publishes_and_another_machine_starts_warm(models, tmp_path):
     assert got.returncode == 0 and f'{len(keys)} entries fetched' in got.stdout, got.stdout + got.stderr
 
     # lookup and the explorer show the exact fetch command, with the compiler version
-    command = f'trn-compat cache fetch {llama} --platform cpu --compiler {scope.compiler_version} --from {remote}'
+    command = f'trn-compat cache fetch llama --platform cpu --compiler {scope.compiler_version} --from {remote}'   # the folder's name
     look = cli('lookup', 'llama', '--results', tmp_path/'r1')
     assert look.returncode == 0 and command in look.stdout, look.stdout
     pair = VersionPair.of(a)
-    q = urllib.parse.urlencode(dict(platform='cpu', compiler=pair.compiler_version, transformers=pair.transformers, model=llama,
+    q = urllib.parse.urlencode(dict(platform='cpu', compiler=pair.compiler_version, transformers=pair.transformers, model=a['model_id'],
                                     task='text-generation'))
     page = TestClient(create_app(tmp_path/'r1')).get(f'/model?{q}').text
     assert command in page, page[page.find('Compiled graphs'):][:800]

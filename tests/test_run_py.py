@@ -24,12 +24,15 @@ def test_run_py_reproduces_tokens_in_fresh_venv(models, tmp_path):
     no_pkg = subprocess.run([py, '-c', 'import trn_compat'], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert no_pkg.returncode != 0 and 'No module named' in no_pkg.stderr   # really without trn-compat
 
+    # a folder's run.py names the model by the row's id (the folder's name) and takes the folder as --model, as its header says
     (tmp_path/'run.py').write_text(row['run_py'])
-    run = subprocess.run([py, 'run.py'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    folder = ['--model', str(models('qwen3'))]
+    assert row['model_id'] == 'qwen3' and str(models('qwen3')) not in row['run_py'] and 'pass --model FOLDER' in row['run_py']
+    run = subprocess.run([py, 'run.py', *folder], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     tokens = [l for l in run.stdout.splitlines() if l.startswith('tokens: ')]
     assert json.loads(tokens[0].removeprefix('tokens: ')) == row['generated_ids']
-    ref = subprocess.run([py, 'run.py', '--reference'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    ref = subprocess.run([py, 'run.py', *folder, '--reference'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert ref.returncode == 0 and f'tokens: {json.dumps(row["reference_ids"])}' in ref.stdout
 
     # a sharded check's run_py spawns its own two workers, in the same trn-compat-free venv; transformers
@@ -42,7 +45,7 @@ def test_run_py_reproduces_tokens_in_fresh_venv(models, tmp_path):
     (row,) = rows(tmp_path/'sharded')
     assert (row['status'], row['parallelism']) == ('pass', 'tp')
     (tmp_path/'run_tp.py').write_text(row['run_py'])
-    run = subprocess.run([py, 'run_tp.py'], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
+    run = subprocess.run([py, 'run_tp.py', *folder], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert '[trn-compat] stage spawn' in run.stdout and '[trn-compat] stage shard' in run.stdout
     assert f'tokens: {json.dumps(row["generated_ids"])}' in run.stdout

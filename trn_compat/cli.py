@@ -400,6 +400,7 @@ def cache_command(args) -> int:
             folder = args.folder or get_platform(platform).cache_dir()
             for prefix, keys in publish_folder(folder, url).items(): print(f'{prefix}: {len(keys)} new entries published to {url}')
             return 0
+        args.model = portable_id(args.model) if is_path(args.model) else args.model   # a folder: the id its rows and records hold
         rows = [r for r in ResultStore(args.results).find(model_id=args.model, platform=platform) if r.get('compile_cache_keys')]
         if args.compiler: rows = [r for r in rows if same_compiler(r, platform, args.compiler)]
         rows.sort(key=lambda r: r['finished_at'] or r['started_at'], reverse=True)

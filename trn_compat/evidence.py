@@ -365,7 +365,7 @@ def fetch_cache(self:CheckRecord):
     try:
         scope = self.cache_scope()
         remote, local = RemoteCache(self.cache_url), LocalCache(platform.cache_dir(), scope)
-        keys = remote.model_keys(scope, p.model)
+        keys = remote.model_keys(scope, self.row['model_id'])   # by the portable id: another machine's folder has another path
         if not keys: return print(f'{self.cache_url} has no graphs of this model for {scope.describe()}: the check compiles them.')
         rep = remote.fetch(local, keys)
     except Exception as e:
@@ -382,14 +382,14 @@ def keep_cache(self:CheckRecord):
     if not entries: return print('No compiled entries recorded' + (f' (cache {self.row["compile_cache"]}).' if self.row['compile_cache'] else '.'))
     platform = get_platform(self.params.platform)
     local = LocalCache(self.row['compile_cache_dir'] or platform.cache_dir(), self.cache_scope())
-    keys = self.row['compile_cache_keys'] = local.record(self.params.model, entries, self.row['run_id'], self.row['compile_cache'])
+    keys = self.row['compile_cache_keys'] = local.record(self.row['model_id'], entries, self.row['run_id'], self.row['compile_cache'])
     files = sum(len(v) for v in entries.values())
     print(f'Compile cache {self.row["compile_cache"]}: {len(keys)} entries ({files} files) in {local.root}, indexed for {local.scope.prefix}.')
     if self.row['compile_cache'] == 'warm' and self.row['compile_cache_fetched']:
         print(f'{len(self.row["compile_cache_fetched"])} of them came from the shared cache.')
     if not self.cache_url: return
     rejected = list(self.cache_fetch.rejected)
-    try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.params.model], repair=[k for k in rejected if k in keys])
+    try: sent = RemoteCache(self.cache_url).publish(local, keys, [self.row['model_id']], repair=[k for k in rejected if k in keys])
     except Exception as e: return print(f'Publishing to {self.cache_url} failed ({type(e).__name__}: {e}); the local cache keeps the entries.')
     self.row['compile_cache_published'] = sent
     fixed = [k for k in sent if k in rejected]

@@ -222,7 +222,8 @@ def leaks(text:str|None, paths:list|None=None) -> list[str]:
     return [p for pattern, p, _ in paths or machine_paths() if text and pattern.search(text)] + (
         [m.group()[:-1] for m in SITE.finditer(text)] if text else [])
 
-AS_WRITTEN = ('run_py', 'generated_text')   # kept as they are: the script that ran, and what the model wrote (its words are data)
+AS_WRITTEN = ('run_py', 'generated_text', 'compile_cache_remote')   # kept as they are: the script that ran, what the model wrote
+# (its words are data), and the shared cache's URL, which others fetch from (publish still refuses one that is a folder here)
 
 def scrub_row(row:dict, paths:list|None=None) -> dict:
     "A copy of `row` whose texts hold no folder of this machine; `AS_WRITTEN`'s columns are kept as they are."
