@@ -54,7 +54,7 @@ def innermost_frame(tb:str|None, # a Python traceback, as `traceback.format_exce
     root = CHAIN.split(tb or '')[0]   # a chain prints its root cause first
     found = None
     for path, func in re.findall(r'File "([^"]+)", line \d+, in (\S+)', root):
-        p = path.replace('\\', '/')
+        p = '/' + path.replace('\\', '/').lstrip('/')   # a stored traceback starts a library's file at its package (torch/...)
         hits = [(p.rfind(f'/{pkg}/'), pkg) for pkg in PACKAGES if f'/{pkg}/' in p]
         if not hits: continue
         at, pkg = max(hits)   # the deepest package folder in the path: torch_neuronx/..., not a torch/ above it
