@@ -418,7 +418,7 @@ def main(argv:list[str]|None=None, # command-line arguments (sys.argv[1:] when N
                     help='token sequences (a JSON list of lists) to score, teacher-forced, on the eager CPU reference')
     args = ap.parse_args(argv)
     if (arch := tiny_arch(args.model)) and not os.path.exists(args.model):   # a tiny checkpoint's name: its folder in the cache
-        args.model = str(tiny_folder(arch))   # `trn-compat tiny NAME` builds it there from its recipe
+        args.model = str(tiny_folder(arch, args.task))   # `trn-compat tiny NAME` builds it there from its recipe
     p = CheckParams(**{f.name: getattr(args, f.name) for f in fields(CheckParams)})
     try: transformers.utils.logging.disable_progress_bar()
     except AttributeError: pass

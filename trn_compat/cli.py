@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES, CheckRequest, is_path, portable_id, tiny_arch, tiny_folder, tiny_id
+from .protocol import DTYPES, PLATFORM_NAMES as PLATFORMS, TASK_CLASSES, CheckRequest, portable_id, tiny_arch, tiny_folder, tiny_id
 from .tiny import TINY_ARCHS
 from .views import VIEWS
 
@@ -315,7 +315,7 @@ def lookup_command(args) -> int:
     import json
     from trn_compat import plots
     if (cat := store_catalog(args)) is None: return 2
-    name = args.name = portable_id(args.name) if is_path(args.name) else args.name   # a folder: the id its rows hold
+    name = args.name = portable_id(args.name)   # a folder: the id its rows hold (a name to search is itself)
     rows = plots.lookup(cat, name, args.compiler, args.transformers, cache_url(args.cache))
     if args.json: print(json.dumps(rows, default=str, indent=1))
     else: print(plots.lookup_table(rows, args.results) if rows else f'no row matches {args.name!r} in {args.results}: untested')
@@ -365,7 +365,7 @@ def forget_command(args) -> int:
     if (cat := store_catalog(args)) is None: return 2
     try: pair = plots.resolve_pair(cat, args.pair) if args.pair else None
     except ValueError as e: print(f'error: {e}', file=sys.stderr); return 2
-    model = args.model = portable_id(args.model) if is_path(args.model) else args.model   # a folder: the id its rows hold
+    model = args.model = portable_id(args.model)   # a folder: the id its rows hold (a Hub id is itself)
     removed = cat.store.forget(model, pair, args.task)
     for r in removed: print(f'forgot {r["model_id"]} ({r["task"]}) in {VersionPair.of(r).platform}/{VersionPair.of(r).name}: {r["status"]}'
                             + (f', notebook {r["notebook"]}' if r.get('notebook') else ''))
@@ -400,7 +400,7 @@ def cache_command(args) -> int:
             folder = args.folder or get_platform(platform).cache_dir()
             for prefix, keys in publish_folder(folder, url).items(): print(f'{prefix}: {len(keys)} new entries published to {url}')
             return 0
-        args.model = portable_id(args.model) if is_path(args.model) else args.model   # a folder: the id its rows and records hold
+        args.model = portable_id(args.model)   # a folder: the id its rows and records hold
         rows = [r for r in ResultStore(args.results).find(model_id=args.model, platform=platform) if r.get('compile_cache_keys')]
         if args.compiler: rows = [r for r in rows if same_compiler(r, platform, args.compiler)]
         rows.sort(key=lambda r: r['finished_at'] or r['started_at'], reverse=True)
@@ -422,7 +422,7 @@ def same_compiler(row:dict, platform:str, version:str) -> bool:
 def tiny_command(args) -> int:
     "`trn-compat tiny`."
     from trn_compat.tiny import build_tiny
-    path = build_tiny(args.arch, args.path or tiny_folder(args.arch), seed=args.seed, overwrite=True)
+    path = build_tiny(args.arch, args.path or tiny_folder(args.arch, TINY_ARCHS[args.arch][1]), seed=args.seed, overwrite=True)
     print(f'{tiny_id(args.arch)} (seed {args.seed}): {path}'); return 0
 
 def doctor_command(args) -> int:

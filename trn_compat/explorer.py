@@ -42,24 +42,26 @@ def view_items(cat:Catalog, pair:VersionPair|None, view:str='selected', task:str
     and left-out models for `task`. A query searches every view and every task. {rows, total, counts, note}."""
     if view not in EXPLORER_VIEWS: raise ValueError(f'unknown view {view!r}: choose one of {", ".join(EXPLORER_VIEWS)}')
     q = query.strip().lower()
-    items = [dict(r) for r in cat.search(pair, q)] if pair else []   # copies: the catalog's rows are shared between requests
-    have, notes = {(r['model_id'], r['task']): r for r in items}, {}
+    items = cat.search(pair, q) if pair else []   # the catalog's rows, shared between requests: not written to
+    have, notes, tested_notes = {(r['model_id'], r['task']) for r in items}, {}, {}
     for v in [] if view == 'tested' else [view] if not q else [x for x in EXPLORER_VIEWS if x != 'tested']:
         for t in [task] if not q else TASKS:
             entries, notes[v, t] = view_entries(v, t)
             left = [dict(model_id=e.model, task=t, status='left out', reason=e.kind, note=e.why) for e in excluded(t)] if v == 'selected' else []
             for it in [dict(model_id=e.recorded_id, task=e.task, status='untested', note=e.note) for e in entries] + left:
-                if (it['model_id'], it['task']) in have: have[it['model_id'], it['task']].setdefault('note', it['note'])
-                elif q in it['model_id'].lower(): have[it['model_id'], it['task']] = it; items.append(it)
-    note = notes.get((view, task))
-    hits = items
+                key = it['model_id'], it['task']
+                if key in have: tested_notes.setdefault(key, it['note'])    # a tested model: its row, with the view's note
+                elif q in it['model_id'].lower(): have.add(key); items.append(it)
     counts = {}
-    for it in hits: counts[it['status']] = counts.get(it['status'], 0) + 1
-    return dict(rows=[public(it) for it in hits[:SHOWN]], total=len(hits), counts=counts, note=note)
+    for it in items: counts[it['status']] = counts.get(it['status'], 0) + 1
+    return dict(rows=[public(it, tested_notes.get((it['model_id'], it['task']))) for it in items[:SHOWN]], total=len(items), counts=counts,
+                note=notes.get((view, task)))
 
-def public(row:dict) -> dict:
-    "A listing row as the page gets it (JSON-safe, no internal keys)."
+def public(row:dict, note:str|None=None, # the view's note on a tested model
+          ) -> dict:
+    "A listing row as the page gets it (JSON-safe, no internal keys): a new dict, the catalog's row untouched."
     out = {k: v for k, v in row.items() if not k.startswith('_')}
+    if note and not out.get('note'): out['note'] = note
     if isinstance(out.get('error'), dict): out['error'] = f'{out["error"]["type"]}: {out["error"]["message"]}'
     return out
 

@@ -75,9 +75,13 @@ def tiny_arch(model:str) -> str|None:
     "The architecture a tiny checkpoint's id names, else None."
     return model[len(TINY_PREFIX):] or None if model.startswith(TINY_PREFIX) else None
 
-def tiny_folder(arch:str) -> Path:
-    "Where the tiny checkpoint of `arch` is built and kept."
-    return cache_dir()/'tiny'/arch
+def tiny_folder(arch:str, task:str='text-generation', # the task it is built for: a type of both tasks (gemma3, qwen3_5) is a
+                                                   # text model in one and a VLM in the other, so each task has its own folder
+                root:str|Path|None=None, # where tiny checkpoints are kept (None: <cache>/tiny)
+               ) -> Path:
+    "Where the tiny checkpoint of `arch` for `task` is built and kept."
+    root = Path(root or cache_dir()/'tiny')
+    return root/arch if task == 'text-generation' else root/task/arch
 
 def is_path(model:str) -> bool:
     "Whether `model` names a folder of this machine rather than a Hub id."
@@ -116,7 +120,7 @@ class CheckRequest:
     def __post_init__(self):
         if (arch := tiny_arch(self.model)) and not os.path.exists(self.model):   # a tiny checkpoint's name: its folder in the cache
             if self.tiny not in (None, arch): raise ValueError(f'{self.model} is the tiny {arch}, not --tiny {self.tiny}')
-            self.model, self.tiny = str(tiny_folder(arch)), arch
+            self.model, self.tiny = str(tiny_folder(arch, self.task)), arch
 
     @property
     def recorded_id(self) -> str:
@@ -126,7 +130,7 @@ class CheckRequest:
     @property
     def typed_model(self) -> str:
         "The model as a person types it: a tiny checkpoint kept in its own cache folder by its name, which rebuilds it."
-        named = self.tiny and Path(self.model) == tiny_folder(self.tiny) and not self.model_id
+        named = self.tiny and Path(self.model) == tiny_folder(self.tiny, self.task) and not self.model_id
         return tiny_id(self.tiny) if named else self.model
 
     @classmethod

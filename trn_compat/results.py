@@ -5,6 +5,7 @@
 # %% ../nbs/05_results.ipynb #25f1e724
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -191,6 +192,7 @@ def slug(model_id:str, # Hub id or local path
 # %% ../nbs/05_results.ipynb #44ab641d
 STACK_DEFAULTS = ('/tmp/neff_cache',)   # folders the stack documents as its defaults: the same on every machine, not this one's
 
+@functools.lru_cache(maxsize=64)   # compiled once per folder: scrub runs on every row and every warning line
 def _root(path:str) -> re.Pattern:
     exempt = ''.join(f'(?!{re.escape(d[len(path.rstrip("/")):])}(?![\\w.-]))' for d in STACK_DEFAULTS if d.startswith(path.rstrip('/') + '/'))
     return re.compile(r'(?<![\w.~<>-])' + re.escape(path.rstrip('/')) + exempt + r'(?![\w.-])')

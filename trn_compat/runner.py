@@ -19,14 +19,14 @@ import psutil
 import trn_compat
 from .check import error_info, failpoint
 from .evidence import CheckKilled, CheckRecord, now
-from .protocol import CheckRequest
+from .protocol import CheckRequest, tiny_folder
 from .results import ResultStore, VersionPair, machine_paths, make_row, scrub
 from .stack import stack_versions
-from .tiny import TINY_ARCHS, build_tiny, cache_dir
+from .tiny import TINY_ARCHS, build_tiny
 
 # %% auto #0
 __all__ = ['TEMPLATE', 'RUN_ENV', 'DEMO_ARCHS', 'template_path', 'run_processes', 'kill_run', 'partial_path', 'RunInterrupted',
-           'write_stub_notebook', 'place_notebook', 'unfinished_row', 'check_notebook', 'default_models_dir', 'demo']
+           'write_stub_notebook', 'place_notebook', 'unfinished_row', 'check_notebook', 'demo']
 
 # %% ../nbs/10_runner.ipynb #d6991eb9
 TEMPLATE = 'check_model.ipynb'
@@ -157,10 +157,6 @@ def check_notebook(request:CheckRequest|str, # what to check, or a model id with
 # %% ../nbs/10_runner.ipynb #475e6d00
 DEMO_ARCHS = ('llama', 'qwen3', 'qwen3_moe', 'llava')
 
-def default_models_dir() -> Path:
-    "Where tiny demo checkpoints are cached."
-    return cache_dir()/'tiny'
-
 def demo(results_dir:str|Path='results', # the result store
          models_dir:str|Path|None=None, # where the tiny checkpoints are built
          archs:tuple[str, ...]=DEMO_ARCHS, # which tiny architectures
@@ -168,11 +164,11 @@ def demo(results_dir:str|Path='results', # the result store
          **options, # the requests' other fields, such as compile_backend
         ) -> list[dict]:
     "Build tiny checkpoints and check each on CPU through the template; the rows."
-    models_dir = Path(models_dir or default_models_dir())
     rows = []
     for arch in archs:
-        path = build_tiny(arch, models_dir/arch)
-        row = check_notebook(CheckRequest(str(path), task=TINY_ARCHS[arch][1], platform='cpu', tiny=arch, **options), results_dir)
+        task = TINY_ARCHS[arch][1]
+        path = build_tiny(arch, tiny_folder(arch, task, models_dir))   # in the cache: where `check trn-compat/tiny-<arch>` finds it
+        row = check_notebook(CheckRequest(str(path), task=task, platform='cpu', tiny=arch, **options), results_dir)
         rows.append(row)
         if on_row: on_row(row)
     return rows

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .protocol import cache_dir, tiny_folder   # the cache's place is the protocol's (light: no torch)
+from .protocol import cache_dir   # the cache's place is the protocol's (light: no torch)
 
 # %% auto #0
 __all__ = ['CORPUS', 'CHAT_TEMPLATE', 'SPECIAL_TOKENS', 'TEXT', 'MOE', 'TINY_ARCHS', 'SHRINK', 'TINY_MAX_PARAMS', 'TINY_RECIPES',

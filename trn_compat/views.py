@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .guards import CONTROL_CHARS, LIMITS, Refused, hub_id, parse_json, read_bounded
-from .protocol import portable_id, tiny_arch
+from .protocol import portable_id, tiny_arch, tiny_folder
 from .tiny import TINY_ARCHS, cache_dir, causal_lm_types
 
 # %% auto #0
@@ -235,9 +235,7 @@ def architectures(task:str='text-generation', # text-generation or image-text-to
                   models_dir:str|Path|None=None, # where tiny checkpoints are built (None: <cache>/tiny)
                  ) -> list[ViewEntry]:
     "A tiny-checkpoint entry per architecture of `task`, built or not (its check builds it, or says why it cannot)."
-    d = Path(models_dir or cache_dir()/'tiny')
-    d = d if task == 'text-generation' else d/task   # a type of both tasks (gemma3, qwen3_5) is a text model in one, a VLM in the other
-    return [ViewEntry(str(d/t), task, f'tiny random {t}', {'dtype': 'float32'}, tiny=t)
+    return [ViewEntry(str(tiny_folder(t, task, models_dir)), task, f'tiny random {t}', {'dtype': 'float32'}, tiny=t)
             for t in architecture_types(task)]
 
 # %% ../nbs/12_views.ipynb #71ef797e
