@@ -21,7 +21,7 @@ __all__ = ['CACHE_ENV', 'EXIT_CODES', 'COMMANDS', 'first_line', 'verdict_line', 
            'views_command', 'sweep_command', 'store_catalog', 'serve_command', 'lookup_command', 'plot_command',
            'diff_command', 'triage_command', 'forget_command', 'publish_command', 'cache_url', 'cache_command',
            'same_compiler', 'tiny_command', 'doctor_command', 'judge_command', 'plan_command', 'check_command',
-           'demo_command', 'main']
+           'demo_command', 'main', 'exit_status', 'run']
 
 # %% ../nbs/11_cli.ipynb #1c41dfa6
 def first_line(text:str, n:int=300) -> str:
@@ -505,3 +505,23 @@ def main(argv:list[str]|None=None) -> int:
     "The `trn-compat` command: parse, then run the command's function."
     args = parser().parse_args(argv)
     return COMMANDS[args.command](args)
+
+# %% ../nbs/11_cli.ipynb #8995ce4d
+def exit_status(code) -> int:
+    "The status `sys.exit(code)` would leave: None is 0, a message is 1 (printed to stderr)."
+    if code is None: return 0
+    if isinstance(code, int): return code
+    print(code, file=sys.stderr); return 1
+
+def run(argv:list[str]|None=None):
+    "The console script: `main`, then `os._exit` with its status after the exit work Python does itself (no native teardown)."
+    import atexit, threading
+    try: code = exit_status(main(argv))
+    except SystemExit as e: code = exit_status(e.code)   # argparse's --help and usage errors
+    for t in threading.enumerate():
+        if t is not threading.main_thread() and not t.daemon: t.join()   # what the interpreter would wait for
+    atexit._run_exitfuncs()   # logging, temporary folders, child processes: the handlers exit() would run
+    for f in (sys.stdout, sys.stderr):
+        try: f.flush()
+        except (OSError, ValueError): pass   # a closed or broken pipe: nothing more to write
+    os._exit(code)

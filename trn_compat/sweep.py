@@ -117,7 +117,7 @@ def job_request(job:Job, platform:str, timeout_s:float, check_params:dict) -> Ch
 def check_command(job:Job, results_dir:Path, platform:str, timeout_s:float, check_params:dict) -> list[str]:
     "The `trn-compat check` command line of a job, in its version pair's Python: each field of its request that is not the default."
     request = job_request(job, platform, timeout_s, check_params)
-    return [job.python or sys.executable, '-c', 'import sys; from trn_compat.cli import main; sys.exit(main())', *request.argv(),
+    return [job.python or sys.executable, '-c', 'from trn_compat.cli import run; run()', *request.argv(),
             '--results', str(results_dir), '--run-id', job.run_id]
 
 PR_SET_PDEATHSIG = 1
