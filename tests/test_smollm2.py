@@ -16,7 +16,9 @@ def english(text):
     return text.isascii() and len(words) >= 15 and len(COMMON & {w.lower() for w in words}) >= 3
 
 
-@pytest.mark.parametrize('dtype', ['float32', 'bfloat16'])
+# bf16 only, the dtype a check uses by default (float32 with inductor on this model was cut for CI time: it was the one real-model
+# fp32 pass; the next test's eight good steps hold float32 agreement token for token through a graph-running backend)
+@pytest.mark.parametrize('dtype', ['bfloat16'])
 def test_smollm2_passes_on_cpu(smollm2, tmp_path, dtype):
     res = cli('check', smollm2, '--platform', 'cpu', '--dtype', dtype, '--results', tmp_path)
     assert res.returncode == 0, res.stdout + res.stderr
@@ -35,13 +37,16 @@ def test_smollm2_passes_on_cpu(smollm2, tmp_path, dtype):
 
 
 def test_smollm2_wrong_token_after_eight_good_steps_fails(smollm2, tmp_path):
-    "The compiler is right for steps 1-8, then takes the token its logits rank 100th: a fail at step 9, shown in the evidence."
-    res = cli('check', smollm2, '--platform', 'cpu', '--compile-backend', 'compile_backends:wrong_from_step', '--results', tmp_path,
+    """The compiler is right for steps 1-8, then takes the token its logits rank 100th: a fail at step 9, shown in the evidence.
+    In float32, where the backend's steps before the fault are the reference token for token (no near-ties to excuse)."""
+    res = cli('check', smollm2, '--platform', 'cpu', '--dtype', 'float32', '--compile-backend', 'compile_backends:wrong_from_step',
+              '--results', tmp_path,
               env={'TRN_COMPAT_TEST_WRONG_FROM': '9'})
     assert res.returncode == 1, res.stdout + res.stderr
     (row,) = rows(tmp_path)
     assert (row['status'], row['match'], row['criterion'], row['mismatch_step']) == ('fail', 'mismatch', 'cpu-match', 9)
     assert row['repeat_ids'] == row['generated_ids'] and row['generated_ids'][:9] == row['reference_ids'][:9]
+    assert row['dtype'] == 'float32' and row['first_divergence'] == 9, row['first_divergence']
     evidence = (tmp_path/row['notebook']).read_text()
     assert 'MISMATCH' in evidence and 'At step 9 the device took' in evidence
 

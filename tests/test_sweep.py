@@ -68,16 +68,17 @@ def test_faults_become_error_rows_and_the_sweep_goes_on(tmp_path):
 def test_sweep_deadline_and_faults_before_the_check(tmp_path, monkeypatch, models):
     # a kernel that hangs outside any script step is stopped by the sweep's own deadline (2 * timeout + grace); a config
     # that cannot be read and a planning crash in the sweep itself do not stop it either. Only the hang meets a short
-    # limit: its sweep has a 20 s step limit (a 40 s deadline) and holds nothing else that runs a step; the check that must
-    # pass runs in a sweep with a generous one (a loaded CI machine once took over 30 s for one step of a tiny model)
+    # limit: its sweep has a 60 s step limit (a 120 s deadline) and holds nothing else that runs a step; the check that must
+    # pass runs in a sweep with a generous one (a loaded CI machine once took over 30 s for one step of a tiny model). The
+    # deadline must leave the kernel time to plan before it hangs: with 40 s, two suites at once on 2 cores hung it unplanned
     monkeypatch.setenv('TRN_COMPAT_FAILPOINT', 'llama@kernel-load:hang,mistral@sweep-plan:raise')
     broken = tmp_path/'models'/'broken'
     broken.mkdir(parents=True); (broken/'config.json').write_text('{"model_type": "llama", ')
     hung = [e for e in architectures() if e.tiny == 'llama'] + [ViewEntry(str(broken), 'text-generation')]
-    report = run_sweep(hung, tmp_path/'r', jobs=2, timeout_s=20, grace_s=0, progress=False, compile_backend='aot_eager')
+    report = run_sweep(hung, tmp_path/'r', jobs=2, timeout_s=60, grace_s=0, progress=False, compile_backend='aot_eager')
     got = {arch_of(r): r for r in report.rows}
     assert (got['llama']['status'], got['llama']['stage'], got['llama']['error']['type']) == ('error', 'timeout', 'CheckTimeout')
-    assert 'deadline of 40 s' in got['llama']['error']['message'], got['llama']['error']
+    assert 'deadline of 120 s' in got['llama']['error']['message'], got['llama']['error']
     assert (got['broken']['status'], got['broken']['stage'], got['broken']['error']['type']) == ('error', 'plan', 'InvalidCheckpoint')
     nb = tmp_path/'r'/got['llama']['notebook']
     outputs = ''.join(o.get('text', '') for c in nbformat.read(nb, as_version=4).cells for o in c.get('outputs', []))
