@@ -523,5 +523,5 @@ def run(argv:list[str]|None=None):
     atexit._run_exitfuncs()   # logging, temporary folders, child processes: the handlers exit() would run
     for f in (sys.stdout, sys.stderr):
         try: f.flush()
-        except (OSError, ValueError): pass   # a closed or broken pipe: nothing more to write
+        except (OSError, ValueError): code = code or 120   # output that cannot be written: 120, as Python's own exit gives
     os._exit(code)
