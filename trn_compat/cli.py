@@ -521,7 +521,8 @@ def run(argv:list[str]|None=None):
     for t in threading.enumerate():
         if t is not threading.main_thread() and not t.daemon: t.join()   # what the interpreter would wait for
     atexit._run_exitfuncs()   # logging, temporary folders, child processes: the handlers exit() would run
-    for f in (sys.stdout, sys.stderr):
+    for f in (sys.stdout, sys.stderr):   # as Python's own exit: a closed stream is skipped, one that cannot be written gives 120
+        if f.closed: continue
         try: f.flush()
-        except (OSError, ValueError): code = code or 120   # output that cannot be written: 120, as Python's own exit gives
+        except OSError: code = code or 120
     os._exit(code)
